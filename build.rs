@@ -1,0 +1,34 @@
+//! Embeds the git revision and build profile for the provenance of every result; never fails.
+
+use std::process::Command;
+
+fn main() {
+    let revision = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "unknown".to_string());
+    let dirty = Command::new("git")
+        .args(["status", "--porcelain", "--untracked-files=no"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| !o.stdout.is_empty())
+        .unwrap_or(false);
+    let revision = if dirty && revision != "unknown" {
+        format!("{revision}-dirty")
+    } else {
+        revision
+    };
+    let profile = std::env::var("PROFILE").unwrap_or_else(|_| "unknown".to_string());
+    println!("cargo:rustc-env=PTX_LITMUS_GIT_REVISION={revision}");
+    println!("cargo:rustc-env=PTX_LITMUS_BUILD_PROFILE={profile}");
+    // Rerun when HEAD moves; a missing .git is fine (the paths are only hints to cargo).
+    println!("cargo:rerun-if-changed=.git/HEAD");
+    println!("cargo:rerun-if-changed=.git/index");
+    println!("cargo:rerun-if-changed=build.rs");
+}

@@ -1,0 +1,37 @@
+//! Wiring: runs a parsed command line and maps its result to an exit code.
+
+use crate::cli::{Cli, Command};
+use clap::Parser;
+
+/// How a command ended, as the process exit code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Exit {
+    /// Everything went as asked.
+    Success = 0,
+    /// A finding: something the user must look at (a model violation observed, a regression).
+    Finding = 1,
+    /// An error: bad input, a missing tool or driver, a failed write.
+    Error = 2,
+}
+
+/// An error that ends a command, already phrased for the user.
+pub type AppError = Box<dyn std::error::Error>;
+
+/// Parses the command line, runs the command, and returns the exit code.
+pub fn main() -> i32 {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(exit) => exit as i32,
+        Err(e) => {
+            eprintln!("ptx-litmus: error: {e}");
+            Exit::Error as i32
+        }
+    }
+}
+
+/// Runs one command.
+pub fn run(cli: Cli) -> Result<Exit, AppError> {
+    match cli.command {
+        Command::List(_) | Command::Show(_) => Err("not built yet".into()),
+    }
+}

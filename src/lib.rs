@@ -1,0 +1,15 @@
+//! ptx-litmus: tests NVIDIA GPUs against the PTX memory consistency model.
+//!
+//! Litmus tests are parsed ([`litmus`]), their allowed outcomes computed by the CPU model checker
+//! ([`model`]), and observed final states ([`outcome`]) counted by a backend.
+
+pub mod app;
+pub mod cli;
+pub mod litmus;
+pub mod model;
+pub mod outcome;
+
+/// The git revision this binary was built from (`unknown` outside a checkout).
+pub const GIT_REVISION: &str = env!("PTX_LITMUS_GIT_REVISION");
+/// The cargo profile this binary was built with.
+pub const BUILD_PROFILE: &str = env!("PTX_LITMUS_BUILD_PROFILE");

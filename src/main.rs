@@ -1,0 +1,5 @@
+//! The `ptx-litmus` command.
+
+fn main() {
+    std::process::exit(ptx_litmus::app::main());
+}
