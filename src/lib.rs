@@ -8,6 +8,9 @@ pub mod cli;
 pub mod litmus;
 pub mod model;
 pub mod outcome;
+pub mod report;
+pub mod results;
+pub mod verdict;
 
 /// The git revision this binary was built from (`unknown` outside a checkout).
 pub const GIT_REVISION: &str = env!("PTX_LITMUS_GIT_REVISION");

@@ -1,0 +1,223 @@
+//! Combining result sets of one campaign (shards run on different machines, or repeated runs)
+//! into one: histograms of the same test are summed, only when their hashes agree.
+
+use super::error::ResultsError;
+use super::io::ResultSet;
+use super::record::{Rates, RunRecord, TestRecord};
+use crate::verdict::{self, Class, JudgedOutcome};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Merges `sets` into one result set named `run_id`. The sets must share backend and
+/// parameters; tests present in several sets must have equal hashes and model data. Provenance
+/// keys whose values differ between sets keep every value, sorted and joined with `; `.
+pub fn merge(
+    sets: &[ResultSet],
+    run_id: &str,
+) -> Result<(RunRecord, Vec<TestRecord>), ResultsError> {
+    let first = sets.first().ok_or_else(|| ResultsError::Incompatible {
+        message: "nothing to merge".into(),
+    })?;
+    for s in &sets[1..] {
+        if s.run.backend != first.run.backend {
+            return Err(incompatible(
+                first,
+                s,
+                "backend",
+                &first.run.backend,
+                &s.run.backend,
+            ));
+        }
+        if s.run.parameters != first.run.parameters {
+            return Err(ResultsError::Incompatible {
+                message: format!(
+                    "{} and {}: different parameters (preset, incantations, iterations or seed); \
+                     these are different experiments, compare them with `diff`",
+                    first.dir.display(),
+                    s.dir.display()
+                ),
+            });
+        }
+    }
+    let mut run = first.run.clone();
+    run.run_id = run_id.into();
+    run.shard = None;
+    run.command_line = without_shard(&first.run.command_line);
+    run.provenance = merged_provenance(sets);
+    run.started = sets
+        .iter()
+        .map(|s| s.run.started.clone())
+        .min()
+        .unwrap_or_default();
+    run.finished = sets
+        .iter()
+        .map(|s| s.run.finished.clone())
+        .max()
+        .unwrap_or_default();
+    run.elapsed_s = sets.iter().map(|s| s.run.elapsed_s).sum();
+    run.partial = sets.iter().any(|s| s.run.partial);
+    run.test_paths = sorted_union(sets.iter().flat_map(|s| s.run.test_paths.iter().cloned()));
+    run.skipped_tests = sorted_union(
+        sets.iter()
+            .flat_map(|s| s.run.skipped_tests.iter().cloned()),
+    );
+    run.merged_from = sorted_union(sets.iter().flat_map(|s| {
+        if s.run.merged_from.is_empty() {
+            vec![s.run.run_id.clone()]
+        } else {
+            s.run.merged_from.clone()
+        }
+    }));
+
+    let mut by_test: BTreeMap<(String, String), TestRecord> = BTreeMap::new();
+    for s in sets {
+        for t in &s.tests {
+            let key = (t.name.clone(), t.path.clone());
+            match by_test.get_mut(&key) {
+                None => {
+                    by_test.insert(key, t.clone());
+                }
+                Some(acc) => add_test(acc, t)?,
+            }
+        }
+    }
+    Ok((run, by_test.into_values().collect()))
+}
+
+fn incompatible(a: &ResultSet, b: &ResultSet, what: &str, x: &str, y: &str) -> ResultsError {
+    ResultsError::Incompatible {
+        message: format!(
+            "{} and {}: different {what} ({x} vs {y})",
+            a.dir.display(),
+            b.dir.display()
+        ),
+    }
+}
+
+/// Adds `t`'s observations into `acc`, the same test from another set.
+fn add_test(acc: &mut TestRecord, t: &TestRecord) -> Result<(), ResultsError> {
+    if acc.hash != t.hash {
+        return Err(ResultsError::HashMismatch {
+            path: None,
+            test: t.name.clone(),
+            what: format!(
+                "{} has hash {} in one set and {} in another",
+                t.path, acc.hash, t.hash
+            ),
+        });
+    }
+    if acc.model != t.model || acc.observables != t.observables {
+        return Err(ResultsError::Incompatible {
+            message: format!(
+                "test {} ({}): same hash but different model data; the sets were checked by \
+                 different model versions",
+                t.name, t.path
+            ),
+        });
+    }
+    let mut outcomes: BTreeMap<_, JudgedOutcome> = acc
+        .verdict
+        .outcomes
+        .drain(..)
+        .map(|o| (o.values.clone(), o))
+        .collect();
+    for o in &t.verdict.outcomes {
+        outcomes
+            .entry(o.values.clone())
+            .and_modify(|a| a.count += o.count)
+            .or_insert_with(|| o.clone());
+    }
+    let bucket = |r: &TestRecord| {
+        r.verdict.counts.unexpected
+            - r.verdict
+                .outcomes
+                .iter()
+                .filter(|o| o.class == Class::Unexpected)
+                .map(|o| o.count)
+                .sum::<u64>()
+    };
+    let unexpected = bucket(acc) + bucket(t);
+    acc.verdict = verdict::summarize(
+        outcomes.into_values().collect(),
+        unexpected,
+        acc.verdict.quantifier,
+    );
+    acc.observed.skipped += t.observed.skipped;
+    acc.observed.elapsed_s += t.observed.elapsed_s;
+    for (k, v) in &t.notes {
+        match acc.notes.get_mut(k) {
+            Some(old) if old != v => *old = join_sorted([old.as_str(), v.as_str()]),
+            Some(_) => {}
+            None => {
+                acc.notes.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    acc.rates = Rates::of(&acc.verdict, acc.observed.elapsed_s);
+    Ok(())
+}
+
+fn merged_provenance(sets: &[ResultSet]) -> BTreeMap<String, String> {
+    let mut values: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    for s in sets {
+        for (k, v) in &s.run.provenance {
+            values.entry(k).or_default().insert(v);
+        }
+    }
+    values
+        .into_iter()
+        .map(|(k, vs)| (k.to_string(), join_sorted(vs)))
+        .collect()
+}
+
+fn join_sorted<'a>(values: impl IntoIterator<Item = &'a str>) -> String {
+    let set: BTreeSet<&str> = values.into_iter().flat_map(|v| v.split("; ")).collect();
+    set.into_iter().collect::<Vec<_>>().join("; ")
+}
+
+fn sorted_union<T: Ord>(items: impl Iterator<Item = T>) -> Vec<T> {
+    items.collect::<BTreeSet<T>>().into_iter().collect()
+}
+
+/// The command line with `--shard i/n` (or `--shard=i/n`) removed: the command that runs the
+/// whole campaign at once.
+fn without_shard(args: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut skip = false;
+    for a in args {
+        if skip {
+            skip = false;
+        } else if a == "--shard" {
+            skip = true;
+        } else if !a.starts_with("--shard=") {
+            out.push(a.clone());
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shard_flags_are_removed() {
+        let args: Vec<String> = [
+            "run",
+            "--shard",
+            "1/4",
+            "--seed",
+            "3",
+            "--shard=2/4",
+            "litmus",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        assert_eq!(without_shard(&args), ["run", "--seed", "3", "litmus"]);
+    }
+
+    #[test]
+    fn differing_values_are_joined_once() {
+        assert_eq!(join_sorted(["b; a", "a", "c"]), "a; b; c");
+    }
+}

@@ -1,0 +1,85 @@
+//! Result sets: what a run leaves behind, versioned and self-describing, in
+//! `results/<backend-or-gpu>-<driver>/<run-id>/`: `run.json`, `tests/<name>.json`, `run.log`.
+//!
+//! This module only stores and combines; verdicts come from [`crate::verdict`] and rendering
+//! from [`crate::report`], which reads nothing but these types so that old runs re-render.
+
+mod error;
+mod io;
+pub mod log;
+mod merge;
+mod record;
+mod shard;
+pub mod time;
+
+pub use error::ResultsError;
+pub use io::{
+    create_dir, file_stem, read_record, read_result_set, to_json, write_bytes, write_result_set,
+    write_text, ResultSet, LOG_FILE, RUN_FILE, TESTS_DIR,
+};
+pub use merge::merge;
+pub use record::{
+    ModelData, Observed, ObservedData, Parameters, Rates, RunRecord, SkippedTest, TestIdentity,
+    TestRecord, RUN_FORMAT, SCHEMA_VERSION, TEST_FORMAT,
+};
+pub use shard::Shard;
+
+use std::path::{Path, PathBuf};
+
+/// The conventional directory of a run under `root` (usually `results/`):
+/// `<root>/<gpu or backend>-<driver>/<run-id>`, from provenance keys `gpu` (or `cpu`) and
+/// `driver` when present.
+pub fn default_dir(root: &Path, run: &RunRecord) -> PathBuf {
+    let machine = run
+        .provenance
+        .get("gpu")
+        .or_else(|| run.provenance.get("cpu"))
+        .cloned()
+        .unwrap_or_else(|| run.backend.clone());
+    let mut group = slug(&machine);
+    if let Some(driver) = run.provenance.get("driver") {
+        group.push('-');
+        group.push_str(&slug(driver));
+    }
+    root.join(group).join(file_stem(&run.run_id))
+}
+
+/// Lower-case letters, digits and dots, runs of anything else collapsed to one `-`.
+fn slug(s: &str) -> String {
+    let mut out = String::new();
+    for c in s.chars() {
+        if c.is_ascii_alphanumeric() || c == '.' {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let t = out.trim_matches('-');
+    if t.is_empty() {
+        "unknown".into()
+    } else {
+        t.into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_dir_names_machine_and_driver() {
+        let mut run = RunRecord::new("r1", "cuda", vec![], Parameters::default(), "t");
+        run.provenance
+            .insert("gpu".into(), "NVIDIA H100 80GB HBM3".into());
+        run.provenance.insert("driver".into(), "550.54.15".into());
+        assert_eq!(
+            default_dir(Path::new("results"), &run),
+            Path::new("results/nvidia-h100-80gb-hbm3-550.54.15/r1")
+        );
+        let cpu = RunRecord::new("r2", "cpu", vec![], Parameters::default(), "t");
+        assert_eq!(
+            default_dir(Path::new("results"), &cpu),
+            Path::new("results/cpu/r2")
+        );
+    }
+}

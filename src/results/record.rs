@@ -1,0 +1,308 @@
+//! The versioned records of a result set: `run.json` ([`RunRecord`]) and one
+//! `tests/<name>.json` per test ([`TestRecord`]).
+//!
+//! Both carry `format` (which record it is, so foreign JSON is recognised) and `schema_version`
+//! (readers refuse versions they do not know). Maps are `BTreeMap`s and lists are sorted where
+//! order carries no meaning, so serialising the same record always gives the same bytes.
+
+use super::error::ResultsError;
+use super::shard::Shard;
+use crate::litmus::ast::Condition;
+use crate::model::{CheckResult, ModelVerdict};
+use crate::outcome::{Histogram, Outcome};
+use crate::verdict::{self, TestVerdict};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The schema version this build writes and the only one it reads.
+pub const SCHEMA_VERSION: u32 = 1;
+/// The `format` tag of `run.json`.
+pub const RUN_FORMAT: &str = "ptx-litmus/run";
+/// The `format` tag of a per-test record.
+pub const TEST_FORMAT: &str = "ptx-litmus/test";
+
+/// Everything about one run that is not per test: enough to replay it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunRecord {
+    /// Always [`RUN_FORMAT`].
+    pub format: String,
+    /// Always [`SCHEMA_VERSION`] when written by this build.
+    pub schema_version: u32,
+    /// The run's identifier, also the name of its directory.
+    pub run_id: String,
+    /// The tool's version (`CARGO_PKG_VERSION`).
+    pub tool_version: String,
+    /// The git revision the tool was built from.
+    pub git_revision: String,
+    /// The cargo profile the tool was built with.
+    pub build_profile: String,
+    /// The command line, argument by argument.
+    pub command_line: Vec<String>,
+    /// The backend that ran the tests: `cpu` or `cuda`.
+    pub backend: String,
+    /// Where it ran: GPU or CPU model, driver, CUDA, ptxas and PTX ISA versions, and the like.
+    pub provenance: BTreeMap<String, String>,
+    /// How it ran.
+    pub parameters: Parameters,
+    /// Which part of a split suite this run covered, when split.
+    pub shard: Option<Shard>,
+    /// Start time, RFC 3339 UTC.
+    pub started: String,
+    /// End time, RFC 3339 UTC.
+    pub finished: String,
+    /// Wall-clock seconds of the whole run.
+    pub elapsed_s: f64,
+    /// Whether the run stopped before every test ran (interrupted, time budget spent).
+    pub partial: bool,
+    /// The test files the run was asked to run, in order (after sharding).
+    pub test_paths: Vec<String>,
+    /// Tests that did not run, with the reason (a parse error, a model that cannot decide).
+    pub skipped_tests: Vec<SkippedTest>,
+    /// For a merged set: the run ids it was merged from, sorted; empty otherwise.
+    pub merged_from: Vec<String>,
+}
+
+/// How a run was configured.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Parameters {
+    /// The stress preset (`basic`, `interleave`, `stress`, `random`, or `none` on the CPU).
+    pub preset: String,
+    /// Every incantation's value, by its name (`testing_ctas`, `mem_stress_pct`, ...).
+    pub incantations: BTreeMap<String, serde_json::Value>,
+    /// Launches (GPU) or rounds (CPU) per test, when bounded by count.
+    pub iterations: Option<u64>,
+    /// Seconds per test, when bounded by time.
+    pub time_budget_s: Option<f64>,
+    /// Instances per launch or round.
+    pub instances_per_iteration: Option<u64>,
+    /// The seed of every random choice of the run.
+    pub seed: u64,
+    /// Backend-specific settings not named above.
+    pub other: BTreeMap<String, serde_json::Value>,
+}
+
+/// A test that did not run.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct SkippedTest {
+    /// The test file.
+    pub path: String,
+    /// Why, as shown to the user.
+    pub reason: String,
+}
+
+/// What the model says about one test, as stored beside the observations.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelData {
+    /// The hash of the test the model checked.
+    pub hash: String,
+    /// herd's answer for the quantified condition.
+    pub result: CheckResult,
+    /// Every allowed outcome, sorted.
+    pub allowed: Vec<Outcome>,
+    /// The allowed outcomes SC also produces, sorted.
+    pub sc: Vec<Outcome>,
+    /// Candidate executions examined.
+    pub candidates: u64,
+    /// Candidate executions that satisfy every axiom.
+    pub consistent: u64,
+}
+
+/// What a backend observed for one test, as stored beside the model data.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ObservedData {
+    /// The hash of the test the backend ran.
+    pub hash: String,
+    /// Instances skipped by the harness (its checksum accounts for them).
+    pub skipped: u64,
+    /// Seconds spent running the test.
+    pub elapsed_s: f64,
+}
+
+/// Derived rates, stored so that readers need not recompute them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Rates {
+    /// Weak instances per instance.
+    pub weak_per_instance: Option<f64>,
+    /// Weak instances per second.
+    pub weak_per_second: Option<f64>,
+    /// Forbidden and unexpected instances per instance.
+    pub violations_per_instance: Option<f64>,
+    /// Instances per second.
+    pub instances_per_second: Option<f64>,
+    /// The 95 % upper bound on the rate of each allowed outcome that was never seen.
+    pub unseen_upper_bound_95: Option<f64>,
+}
+
+/// One test's record: identity, model data, the judged histogram, and timing.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestRecord {
+    /// Always [`TEST_FORMAT`].
+    pub format: String,
+    /// Always [`SCHEMA_VERSION`] when written by this build.
+    pub schema_version: u32,
+    /// The test's name.
+    pub name: String,
+    /// The test file, as given on the command line.
+    pub path: String,
+    /// The format-independent hash of the test.
+    pub hash: String,
+    /// The condition as written in canonical form, e.g. `exists (P1:r0 == 1 /\ P1:r1 == 0)`.
+    pub condition: String,
+    /// The observables, the order of every outcome's values (`P1:r0`, `x`).
+    pub observables: Vec<String>,
+    /// The model's data.
+    pub model: ModelData,
+    /// The backend's data.
+    pub observed: ObservedData,
+    /// The full histogram, each outcome classified, with the test's verdict.
+    pub verdict: TestVerdict,
+    /// Rates derived from the verdict and timing.
+    pub rates: Rates,
+    /// Per-test provenance: kernel file, SASS hash, placement, and the like.
+    pub notes: BTreeMap<String, String>,
+}
+
+/// Identity of a test, as the caller knows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestIdentity {
+    /// The test's name.
+    pub name: String,
+    /// The test file.
+    pub path: String,
+    /// The test's hash.
+    pub hash: String,
+    /// The condition in canonical text.
+    pub condition: String,
+}
+
+/// A backend's observation of a test, with the hash of the test it ran.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observed<'a> {
+    /// Hash of the test that produced the histogram.
+    pub hash: &'a str,
+    /// The observed histogram.
+    pub histogram: &'a Histogram,
+    /// Instances skipped by the harness.
+    pub skipped: u64,
+    /// Seconds spent.
+    pub elapsed_s: f64,
+}
+
+impl RunRecord {
+    /// A record for a run starting now, stamped with this build's version and revision; the
+    /// caller fills in provenance, shard, timings and tests as the run goes.
+    pub fn new(
+        run_id: impl Into<String>,
+        backend: impl Into<String>,
+        command_line: Vec<String>,
+        parameters: Parameters,
+        started: impl Into<String>,
+    ) -> RunRecord {
+        let started = started.into();
+        RunRecord {
+            format: RUN_FORMAT.into(),
+            schema_version: SCHEMA_VERSION,
+            run_id: run_id.into(),
+            tool_version: env!("CARGO_PKG_VERSION").into(),
+            git_revision: crate::GIT_REVISION.into(),
+            build_profile: crate::BUILD_PROFILE.into(),
+            command_line,
+            backend: backend.into(),
+            provenance: BTreeMap::new(),
+            parameters,
+            shard: None,
+            finished: started.clone(),
+            started,
+            elapsed_s: 0.0,
+            partial: false,
+            test_paths: Vec::new(),
+            skipped_tests: Vec::new(),
+            merged_from: Vec::new(),
+        }
+    }
+}
+
+impl TestRecord {
+    /// Pairs model data with an observation of the same test and judges them; refuses when the
+    /// two come from tests with different hashes.
+    pub fn new(
+        test: TestIdentity,
+        condition: &Condition,
+        model_hash: &str,
+        model: &ModelVerdict,
+        observed: Observed<'_>,
+    ) -> Result<TestRecord, ResultsError> {
+        check_pairing(&test.name, &test.hash, model_hash, observed.hash)?;
+        let verdict = verdict::judge(model, observed.histogram, condition);
+        Ok(TestRecord {
+            format: TEST_FORMAT.into(),
+            schema_version: SCHEMA_VERSION,
+            observables: model.observables.iter().map(|o| o.to_string()).collect(),
+            model: ModelData {
+                hash: model_hash.into(),
+                result: model.result,
+                allowed: model.allowed.iter().cloned().collect(),
+                sc: model.sc.iter().cloned().collect(),
+                candidates: model.candidates,
+                consistent: model.consistent,
+            },
+            observed: ObservedData {
+                hash: observed.hash.into(),
+                skipped: observed.skipped,
+                elapsed_s: observed.elapsed_s,
+            },
+            rates: Rates::of(&verdict, observed.elapsed_s),
+            verdict,
+            name: test.name,
+            path: test.path,
+            hash: test.hash,
+            condition: test.condition,
+            notes: BTreeMap::new(),
+        })
+    }
+
+    /// Checks that the model data and the observation belong to this record's test.
+    pub fn check_pairing(&self) -> Result<(), ResultsError> {
+        check_pairing(
+            &self.name,
+            &self.hash,
+            &self.model.hash,
+            &self.observed.hash,
+        )
+    }
+
+    /// Observed instances.
+    pub fn instances(&self) -> u64 {
+        self.verdict.instances
+    }
+}
+
+fn check_pairing(name: &str, test: &str, model: &str, observed: &str) -> Result<(), ResultsError> {
+    if test == model && test == observed {
+        Ok(())
+    } else {
+        Err(ResultsError::HashMismatch {
+            path: None,
+            test: name.into(),
+            what: format!("test hash {test}, model data for {model}, observations for {observed}"),
+        })
+    }
+}
+
+impl Rates {
+    /// The rates of a verdict observed over `elapsed_s` seconds.
+    pub fn of(v: &TestVerdict, elapsed_s: f64) -> Rates {
+        let violations = v.counts.forbidden + v.counts.unexpected;
+        Rates {
+            weak_per_instance: verdict::rate_per_instance(v.counts.weak, v.instances),
+            weak_per_second: verdict::rate_per_second(v.counts.weak, elapsed_s),
+            violations_per_instance: verdict::rate_per_instance(violations, v.instances),
+            instances_per_second: verdict::rate_per_second(v.instances, elapsed_s),
+            unseen_upper_bound_95: if v.unseen_allowed().next().is_some() {
+                verdict::unseen_upper_bound_95(v.instances)
+            } else {
+                None
+            },
+        }
+    }
+}
