@@ -5,6 +5,7 @@
 
 pub mod app;
 pub mod cli;
+pub mod codegen;
 pub mod litmus;
 pub mod model;
 pub mod outcome;

@@ -1,0 +1,350 @@
+//! The kernel layout: every role of every instance has exactly one thread, placed where the
+//! test's scope tree says; instances never share a location unless aliased; the parameter and
+//! buffer order is the one the runtime reads; outcome encoding round-trips and the checksum
+//! catches lost counts.
+
+use ptx_litmus::codegen::layout::{Assignment, Perms, Salt, WARP};
+use ptx_litmus::codegen::{BufferKind, CodegenError, Counter, Layout, Param, Stress, PARAMS};
+use ptx_litmus::litmus::ast::*;
+use std::collections::{BTreeMap, BTreeSet};
+
+fn place(cta: u32, cluster: Option<u32>, warp: Option<u32>) -> Placement {
+    Placement {
+        warp,
+        cta,
+        cluster,
+        gpu: 0,
+    }
+}
+
+fn ld(dst: &str, loc: &str) -> Instr {
+    Instr::Load {
+        sem: Sem::Weak,
+        scope: None,
+        proxy: Proxy::Generic,
+        dst: Reg(dst.into()),
+        addr: Addr {
+            loc: loc.into(),
+            offset: None,
+        },
+    }
+}
+
+fn st(loc: &str, v: Value) -> Instr {
+    Instr::Store {
+        sem: Sem::Weak,
+        scope: None,
+        proxy: Proxy::Generic,
+        addr: Addr {
+            loc: loc.into(),
+            offset: None,
+        },
+        src: Operand::Imm(v),
+    }
+}
+
+fn cond_regs(regs: &[(usize, &str)]) -> Condition {
+    let mut prop = Prop::True;
+    for (t, r) in regs {
+        prop = Prop::And(
+            Box::new(prop),
+            Box::new(Prop::Cmp {
+                lhs: Term::Reg {
+                    thread: *t,
+                    reg: Reg((*r).into()),
+                },
+                op: CmpOp::Eq,
+                rhs: Term::Const(0),
+            }),
+        );
+    }
+    Condition {
+        quantifier: Quantifier::Exists,
+        prop,
+    }
+}
+
+/// A test whose thread `i` runs at `places[i]`, each storing to its own location and loading
+/// the next thread's location.
+fn ring(places: &[Placement], shared: bool) -> Test {
+    let n = places.len();
+    let name = |i: usize| format!("x{i}");
+    Test {
+        name: "ring".into(),
+        doc: vec![],
+        locations: (0..n)
+            .map(|i| Location {
+                name: name(i),
+                kind: LocationKind::Memory {
+                    init: 0,
+                    space: if shared && i == 0 {
+                        Space::Shared { owner: 0 }
+                    } else {
+                        Space::Global
+                    },
+                },
+            })
+            .collect(),
+        reg_init: vec![],
+        threads: places
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Thread {
+                id: i,
+                place: *p,
+                body: vec![st(&name(i), 1), ld("r0", &name((i + 1) % n))],
+            })
+            .collect(),
+        extra_observed: vec![Term::Loc(name(0))],
+        condition: cond_regs(&(0..n).map(|i| (i, "r0")).collect::<Vec<_>>()),
+    }
+}
+
+fn layout(test: &Test, stress: &Stress) -> Layout {
+    let domains = ptx_litmus::codegen::domain::static_domains(test).unwrap();
+    Layout::new(test, stress, &domains).unwrap()
+}
+
+/// Every (cta, thread) of the grid under `perms`, with its assignment.
+fn assignments(l: &Layout, perms: &Perms) -> Vec<((u32, u32), Assignment)> {
+    let mut out = Vec::new();
+    for cta in 0..l.test_launch.grid[0] {
+        for tid in 0..l.test_launch.block[0] {
+            if let Some(a) = l.thread_role(perms, cta, tid) {
+                out.push(((cta, tid), a));
+            }
+        }
+    }
+    out
+}
+
+fn small() -> Stress {
+    Stress {
+        testing_ctas: 12,
+        max_ctas: 16,
+        cta_size: 128,
+        ..Stress::interleave()
+    }
+}
+
+/// Checks that each role of each instance has exactly one thread and returns, per instance,
+/// the (cta, tid) of each role.
+fn bijection(l: &Layout, test: &Test, perms: &Perms) -> BTreeMap<u64, Vec<(u32, u32)>> {
+    let mut seen: BTreeSet<(usize, u64)> = BTreeSet::new();
+    let mut by_instance: BTreeMap<u64, Vec<(u32, u32)>> = BTreeMap::new();
+    for (pos, a) in assignments(l, perms) {
+        assert!(
+            a.instance < l.instances,
+            "instance {} out of range",
+            a.instance
+        );
+        assert!(seen.insert((a.role, a.instance)), "{a:?} played twice");
+        let v = by_instance
+            .entry(a.instance)
+            .or_insert_with(|| vec![(u32::MAX, 0); test.threads.len()]);
+        v[a.role] = pos;
+    }
+    assert_eq!(seen.len() as u64, l.instances * test.threads.len() as u64);
+    by_instance
+}
+
+fn perms_for(l: &Layout) -> Vec<Perms> {
+    let mut out = vec![Perms::IDENTITY];
+    out.extend((0..20).map(|seed| Perms::from_seed(l, 100, seed)));
+    out
+}
+
+#[test]
+fn roles_in_different_ctas_land_in_different_ctas() {
+    let test = ring(&[place(0, None, None), place(1, None, None)], false);
+    let l = layout(&test, &small());
+    assert_eq!(l.test_launch.cluster, None);
+    for perms in perms_for(&l) {
+        for (_, pos) in bijection(&l, &test, &perms) {
+            assert_ne!(pos[0].0, pos[1].0, "P0 and P1 share CTA {}", pos[0].0);
+        }
+    }
+}
+
+#[test]
+fn warp_hints_decide_same_or_different_warps_in_one_cta() {
+    for (w1, same_warp) in [(Some(0), true), (Some(1), false)] {
+        let test = ring(
+            &[
+                place(0, None, Some(0)),
+                place(0, None, w1),
+                place(1, None, None),
+            ],
+            false,
+        );
+        let l = layout(&test, &small());
+        for perms in perms_for(&l) {
+            for (_, pos) in bijection(&l, &test, &perms) {
+                assert_eq!(pos[0].0, pos[1].0, "P0 and P1 must share a CTA");
+                assert_eq!(pos[0].1 / WARP == pos[1].1 / WARP, same_warp);
+                assert_ne!(pos[0].0, pos[2].0, "P2 must be in another CTA");
+            }
+        }
+    }
+}
+
+#[test]
+fn cluster_roles_share_a_cluster_and_other_clusters_do_not() {
+    let test = ring(
+        &[
+            place(0, Some(0), None),
+            place(1, Some(0), None),
+            place(2, Some(1), None),
+        ],
+        true,
+    );
+    let l = layout(&test, &small());
+    assert_eq!(l.test_launch.cluster, Some([2, 1, 1]));
+    assert_eq!(l.test_launch.grid[0] % 2, 0, "grid is whole clusters");
+    let dim = 2;
+    for perms in perms_for(&l) {
+        for (_, pos) in bijection(&l, &test, &perms) {
+            assert_eq!(pos[0].0 / dim, pos[1].0 / dim, "P0 and P1 share a cluster");
+            assert_ne!(pos[0].0, pos[1].0, "P0 and P1 are different CTAs");
+            assert_ne!(pos[0].0 / dim, pos[2].0 / dim, "P2 is in another cluster");
+            // The owner of the shared location x0 is found where rank_of says.
+            assert_eq!(pos[0].0 % dim, l.rank_of(&perms, 0));
+            assert_eq!(pos[1].0 % dim, l.rank_of(&perms, 1));
+        }
+    }
+}
+
+#[test]
+fn placement_changes_with_the_seed() {
+    let test = ring(&[place(0, None, None), place(1, None, None)], false);
+    let l = layout(&test, &small());
+    let a = assignments(&l, &Perms::from_seed(&l, 100, 1));
+    let b = assignments(&l, &Perms::from_seed(&l, 100, 2));
+    assert_ne!(a, b);
+    // With shuffle_pct 0 the placement never moves.
+    assert_eq!(Perms::from_seed(&l, 0, 1), Perms::IDENTITY);
+    assert!(ptx_litmus::codegen::layout::chance(3, Salt::Shuffle, 100));
+}
+
+#[test]
+fn no_two_instances_share_a_location_unless_aliased() {
+    let test = ring(
+        &[
+            place(0, None, None),
+            place(1, None, None),
+            place(2, None, None),
+        ],
+        false,
+    );
+    for aliased in [false, true] {
+        let stress = Stress {
+            aliased_memory: aliased,
+            mem_stride: 3,
+            ..small()
+        };
+        let l = layout(&test, &stress);
+        let words = l.buffer_bytes(BufferKind::Memory) / 4;
+        let mut used: BTreeMap<u64, (String, u64)> = BTreeMap::new();
+        for loc in &l.locations {
+            for i in 0..l.instances {
+                let w = l.global_word(loc, i);
+                assert!(
+                    w < words,
+                    "{} of instance {i} at word {w} beyond {words}",
+                    loc.name
+                );
+                if let Some((other, j)) = used.insert(w, (loc.name.clone(), i)) {
+                    assert!(
+                        aliased && other == loc.name,
+                        "{}#{i} and {other}#{j} share word {w}",
+                        loc.name
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn parameters_and_buffers_come_in_the_documented_order() {
+    let names: Vec<&str> = PARAMS.iter().map(|p| p.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "p_mem",
+            "p_results",
+            "p_hist",
+            "p_stress",
+            "p_sync",
+            "p_seed"
+        ]
+    );
+    let test = ring(&[place(0, None, None), place(1, None, None)], false);
+    let l = layout(&test, &small());
+    let kinds: Vec<BufferKind> = l.buffers.iter().map(|b| b.kind).collect();
+    let pointer_params: Vec<Param> = PARAMS
+        .iter()
+        .copied()
+        .filter(|p| *p != Param::Seed)
+        .collect();
+    assert_eq!(kinds.len(), pointer_params.len());
+    for (k, p) in kinds.iter().zip(&pointer_params) {
+        assert_eq!(format!("{k:?}"), format!("{p:?}"));
+    }
+    assert_eq!(
+        l.buffer_bytes(BufferKind::Results),
+        l.instances * u64::from(l.result_words) * 4
+    );
+    assert_eq!(
+        l.buffer_bytes(BufferKind::Histogram),
+        (l.outcome_count + 5) * 8
+    );
+    assert!(u64::from(l.collect_launch.grid[0] * l.collect_launch.block[0]) >= l.instances);
+}
+
+#[test]
+fn outcomes_round_trip_and_out_of_domain_values_are_unexpected() {
+    let test = ring(&[place(0, None, None), place(1, None, None)], false);
+    let l = layout(&test, &small());
+    assert_eq!(l.outcome_count, 8);
+    let mut seen = BTreeSet::new();
+    for i in 0..l.outcome_count {
+        let o = l.decode(i);
+        assert_eq!(l.encode(&o.0), Some(i));
+        assert!(seen.insert(o));
+    }
+    assert_eq!(l.encode(&[0, 2, 0]), None);
+}
+
+#[test]
+fn the_checksum_catches_lost_counts() {
+    let test = ring(&[place(0, None, None), place(1, None, None)], false);
+    let l = layout(&test, &small());
+    let n = l.outcome_count as usize;
+    let mut words = vec![0u64; n + 5];
+    words[3] = 10;
+    words[n + Counter::Unexpected as usize] = 1;
+    words[n + Counter::Skipped as usize] = 2;
+    words[n + Counter::Checked as usize] = 13;
+    words[n + Counter::StressOps as usize] = 77;
+    let c = l.decode_histogram(&words).unwrap();
+    assert_eq!(c.histogram.counts[&l.decode(3)], 10);
+    assert_eq!(c.histogram.unexpected, 1);
+    assert_eq!(c.stress_ops, 77);
+    assert!(c.check_total(&l, 13 / l.instances.max(1) + 1).is_err());
+    words[n + Counter::Checked as usize] = 14;
+    assert!(matches!(
+        l.decode_histogram(&words),
+        Err(CodegenError::Checksum(_))
+    ));
+}
+
+#[test]
+fn threads_on_two_gpus_are_unsupported() {
+    let mut p1 = place(1, None, None);
+    p1.gpu = 1;
+    let test = ring(&[place(0, None, None), p1], false);
+    let domains = ptx_litmus::codegen::domain::static_domains(&test).unwrap();
+    let e = Layout::new(&test, &small(), &domains).unwrap_err();
+    assert!(e.to_string().contains("gpu 1"), "{e}");
+}
