@@ -3,6 +3,9 @@
 use crate::cli::{Cli, Command};
 use clap::Parser;
 
+mod list;
+mod show;
+
 /// How a command ended, as the process exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exit {
@@ -32,6 +35,7 @@ pub fn main() -> i32 {
 /// Runs one command.
 pub fn run(cli: Cli) -> Result<Exit, AppError> {
     match cli.command {
-        Command::List(_) | Command::Show(_) => Err("not built yet".into()),
+        Command::List(args) => list::run(&args),
+        Command::Show(args) => show::run(&args),
     }
 }
