@@ -24,6 +24,16 @@ fn main() {
     } else {
         revision
     };
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string());
+    let rustc_version = Command::new(rustc)
+        .arg("-V")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|| "unknown".to_string());
+    println!("cargo:rustc-env=PTX_LITMUS_RUSTC_VERSION={rustc_version}");
     let profile = std::env::var("PROFILE").unwrap_or_else(|_| "unknown".to_string());
     println!("cargo:rustc-env=PTX_LITMUS_GIT_REVISION={revision}");
     println!("cargo:rustc-env=PTX_LITMUS_BUILD_PROFILE={profile}");

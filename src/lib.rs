@@ -6,6 +6,7 @@
 pub mod app;
 pub mod cli;
 pub mod codegen;
+pub mod harness;
 pub mod litmus;
 pub mod model;
 pub mod outcome;
@@ -17,3 +18,5 @@ pub mod verdict;
 pub const GIT_REVISION: &str = env!("PTX_LITMUS_GIT_REVISION");
 /// The cargo profile this binary was built with.
 pub const BUILD_PROFILE: &str = env!("PTX_LITMUS_BUILD_PROFILE");
+/// The rustc that compiled this binary (`rustc -V`, or `unknown`).
+pub const RUSTC_VERSION: &str = env!("PTX_LITMUS_RUSTC_VERSION");

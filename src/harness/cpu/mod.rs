@@ -1,0 +1,116 @@
+//! The CPU backend: runs a test's threads as OS threads with Rust atomics, many instances per
+//! round, and counts the final states in the same [`Histogram`] the GPU backend fills.
+//!
+//! # Mapping
+//!
+//! | PTX | Rust |
+//! |---|---|
+//! | `ld`/`st` `.weak`, `.relaxed`, `.volatile` | `load`/`store(Relaxed)` |
+//! | `ld.acquire` / `st.release` | `load(Acquire)` / `store(Release)` |
+//! | `atom`/`red` `.sem` | `fetch_*`/`swap`/`compare_exchange`/`fetch_update` with `.sem`'s ordering |
+//! | `fence.sc`, `membar.*` | `fence(SeqCst)` |
+//! | `fence.acq_rel`, `fence.acquire`, `fence.release` | `fence(AcqRel/Acquire/Release)` |
+//! | `bar.cta.sync` / `bar.cta.arrive` | per-instance counter: `fetch_add(AcqRel)`, wait with `load(Acquire)` |
+//!
+//! Scopes are ignored (every operation behaves as `.sys`). Proxies other than generic,
+//! aliases, proxy fences, `bar.cta.red`, cluster barriers and barriers with register operands
+//! are refused with a reason ([`RunError::Unsupported`]), never approximated.
+//!
+//! # Why everything the CPU shows is allowed by PTX (summary of `docs/cpu-backend.md`)
+//!
+//! Each memory instruction is one atomic operation, executed in program order by an
+//! interpreter that the compiler cannot reorder across (the next instruction is data). So an
+//! observed execution is an execution of the hardware's own model (x86-TSO on x86-64) of the
+//! same program with every access a full-width atomic, every scope `.sys`, every weak access
+//! relaxed. Take PTX's coherence order to be the hardware's (total) one. Then every axiom holds:
+//! `sc_per_location` and `coherence` because the hardware is coherent for all accesses (a
+//! stronger property, over more pairs); `atomicity` because RMWs are locked instructions;
+//! `no_thin_air` because hardware reads only return values already written; `fence_sc` and
+//! `causality` because x86-TSO only reorders a store with a later load, and each PTX
+//! synchronisation source (release/acquire patterns, `fence.sc`, barriers) is realised by a
+//! store buffer drain or TSO's ordering of the remaining pairs. Ignoring scopes and weak
+//! accesses only makes more pairs morally strong, which removes executions, never adds one.
+//! Hence a forbidden outcome observed on the CPU is a bug in this mapping, in the model
+//! checker, or in the harness; `run` names the test and outcome.
+
+mod collect;
+mod exec;
+mod layout;
+mod options;
+mod program;
+mod provenance;
+mod rng;
+mod rounds;
+mod wait;
+
+pub use options::{CpuOptions, Sync};
+pub use provenance::{cores, provenance};
+
+use crate::harness::{Control, Progress, RunError, RunInfo, RunParams, TestRun};
+use crate::litmus::ast::Test;
+use layout::Layout;
+
+/// Whether the CPU backend can run `test`, and if not, why.
+pub fn supports(test: &Test) -> Result<(), RunError> {
+    let layout = Layout::new(test.locations.len(), false);
+    program::compile(test, &layout)
+        .map(|_| ())
+        .map_err(RunError::Unsupported)
+}
+
+/// Runs `test` on the CPU under `params` (options: see [`CpuOptions`]).
+///
+/// The result satisfies `histogram.total() + info.skipped == info.instances`. When
+/// `control.cancel` is set the run stops after the current round and `info.partial` is true.
+pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<TestRun, RunError> {
+    let opts = CpuOptions::parse(&params.options).map_err(RunError::Failed)?;
+    let layout = Layout::new(test.locations.len(), opts.pack);
+    let prog = program::compile(test, &layout).map_err(RunError::Unsupported)?;
+    if prog.roles.is_empty() {
+        return Err(RunError::Unsupported("the test has no threads".into()));
+    }
+    let cores = cores();
+    let sync = opts.sync_for(prog.roles.len(), cores);
+    let plan = rounds::Plan {
+        batch: opts.batch,
+        layout,
+        sync,
+        budget: params.budget,
+        seed: params.seed,
+    };
+    let progress = control.progress;
+    let totals = rounds::run(&prog, &plan, control.cancel, &mut |instances, elapsed_s, h| {
+        progress(&Progress {
+            instances,
+            elapsed_s,
+            histogram: h,
+        })
+    });
+    let mut resolved = params.clone();
+    resolved
+        .options
+        .insert("batch".into(), opts.batch.to_string());
+    resolved.options.insert("pack".into(), opts.pack.to_string());
+    resolved
+        .options
+        .insert("sync".into(), options::sync_name(sync).into());
+    let mut provenance = provenance();
+    provenance.insert("threads".into(), prog.roles.len().to_string());
+    Ok(TestRun {
+        histogram: totals.histogram,
+        info: RunInfo {
+            backend: "cpu".into(),
+            instances: totals.instances,
+            skipped: totals.skipped,
+            elapsed_s: totals.elapsed_s,
+            instances_per_s: if totals.elapsed_s > 0.0 {
+                totals.instances as f64 / totals.elapsed_s
+            } else {
+                0.0
+            },
+            partial: totals.partial,
+            params: resolved,
+            provenance,
+        },
+    })
+}

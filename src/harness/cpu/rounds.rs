@@ -1,0 +1,299 @@
+//! The round loop: one OS thread per role, all instances of a round in flight at once.
+//!
+//! Each round: (1) every worker leaves the start barrier and plays the role the seeded
+//! assignment gives it this round, over every instance of the round in the same order, waiting
+//! at each instance for the other roles when `Sync::Instance`; (2) end barrier; (3) each worker
+//! counts and resets its own slice of instances, so collection is parallel and no instance is
+//! read while a role still runs it. Worker 0 decides, before the next start barrier, whether
+//! another round runs and who plays which role.
+
+use super::collect::LocalCounts;
+use super::exec::{self, Status};
+use super::layout::{Arena, Layout};
+use super::options::Sync;
+use super::program::{Program, Source, MAX_REGS};
+use super::rng::Rng;
+use super::wait::{wait_until, SpinBarrier};
+use crate::harness::Budget;
+use crate::outcome::Histogram;
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// What a finished (or stopped) run counted.
+pub struct Totals {
+    /// Outcome counts.
+    pub histogram: Histogram,
+    /// Instances given up.
+    pub skipped: u64,
+    /// Instances run (counted or skipped).
+    pub instances: u64,
+    /// Whether the run stopped on cancel before its budget.
+    pub partial: bool,
+    /// Seconds from the first round's start to the last round's end.
+    pub elapsed_s: f64,
+}
+
+/// How a run is shaped.
+pub struct Plan {
+    /// Instances per round.
+    pub batch: usize,
+    /// Where locations live.
+    pub layout: Layout,
+    /// Start alignment.
+    pub sync: Sync,
+    /// When to stop.
+    pub budget: Budget,
+    /// Seed for role assignment.
+    pub seed: u64,
+}
+
+struct Shared<'a> {
+    prog: &'a Program,
+    plan: &'a Plan,
+    mem: Arena,
+    bars: Vec<AtomicU32>,
+    starts: Vec<AtomicU32>,
+    /// Per role: per instance its observed registers then its status.
+    outs: Vec<Vec<AtomicI64>>,
+    start: SpinBarrier,
+    end: SpinBarrier,
+    /// Worker → role for the current round.
+    assignment: Vec<AtomicUsize>,
+    /// Instances in the current round (0 = stop).
+    count: AtomicUsize,
+    totals: Mutex<(Histogram, u64)>,
+    done_instances: AtomicU64,
+    finished: AtomicBool,
+}
+
+/// Runs `prog` under `plan` until the budget is spent or `cancel` is set, calling `tick` with
+/// a snapshot about every 100 ms from the calling thread.
+pub fn run(
+    prog: &Program,
+    plan: &Plan,
+    cancel: &AtomicBool,
+    tick: &mut dyn FnMut(u64, f64, &Histogram),
+) -> Totals {
+    let roles = prog.roles.len();
+    let batch = plan.batch;
+    let outs = prog
+        .roles
+        .iter()
+        .map(|r| {
+            (0..batch * (r.observed.len() + 1))
+                .map(|_| AtomicI64::new(0))
+                .collect()
+        })
+        .collect();
+    let sh = Shared {
+        prog,
+        plan,
+        mem: Arena::new(batch, &plan.layout),
+        bars: (0..batch * prog.barrier_slots)
+            .map(|_| AtomicU32::new(0))
+            .collect(),
+        starts: (0..if plan.sync == Sync::Instance { batch } else { 0 })
+            .map(|_| AtomicU32::new(0))
+            .collect(),
+        outs,
+        start: SpinBarrier::new(roles),
+        end: SpinBarrier::new(roles),
+        assignment: (0..roles).map(AtomicUsize::new).collect(),
+        count: AtomicUsize::new(0),
+        totals: Mutex::new((Histogram::default(), 0)),
+        done_instances: AtomicU64::new(0),
+        finished: AtomicBool::new(false),
+    };
+    for i in 0..batch {
+        reset(&sh, i);
+    }
+    let started = Instant::now();
+    let partial = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        for w in 0..roles {
+            let sh = &sh;
+            let partial = &partial;
+            s.spawn(move || worker(w, sh, cancel, partial, started));
+        }
+        let mut last_tick = Instant::now();
+        while !sh.finished.load(Ordering::Acquire) {
+            std::thread::sleep(Duration::from_millis(10));
+            if last_tick.elapsed() >= Duration::from_millis(100) {
+                last_tick = Instant::now();
+                let t = sh.totals.lock().expect("no worker panics holding the lock");
+                tick(
+                    sh.done_instances.load(Ordering::Relaxed),
+                    started.elapsed().as_secs_f64(),
+                    &t.0,
+                );
+            }
+        }
+    });
+    let elapsed_s = started.elapsed().as_secs_f64();
+    let (histogram, skipped) = sh.totals.into_inner().expect("workers joined");
+    let instances = sh.done_instances.load(Ordering::Relaxed);
+    tick(instances, elapsed_s, &histogram);
+    Totals {
+        histogram,
+        skipped,
+        instances,
+        partial: partial.load(Ordering::Relaxed),
+        elapsed_s,
+    }
+}
+
+/// Worker 0's decision for the next round: how many instances (0 = stop) and who plays what.
+fn plan_round(
+    sh: &Shared,
+    rng: &mut Rng,
+    done: u64,
+    started: Instant,
+    cancel: &AtomicBool,
+    partial: &AtomicBool,
+) {
+    let batch = sh.plan.batch as u64;
+    let n = if cancel.load(Ordering::Relaxed) {
+        partial.store(true, Ordering::Relaxed);
+        0
+    } else {
+        match sh.plan.budget {
+            Budget::Instances(total) => total.saturating_sub(done).min(batch),
+            Budget::Seconds(s) => {
+                if started.elapsed().as_secs_f64() < s {
+                    batch
+                } else {
+                    0
+                }
+            }
+        }
+    };
+    let mut roles: Vec<usize> = (0..sh.assignment.len()).collect();
+    rng.shuffle(&mut roles);
+    for (w, r) in roles.into_iter().enumerate() {
+        sh.assignment[w].store(r, Ordering::Relaxed);
+    }
+    sh.count.store(n as usize, Ordering::Relaxed);
+}
+
+fn worker(w: usize, sh: &Shared, cancel: &AtomicBool, partial: &AtomicBool, started: Instant) {
+    let workers = sh.assignment.len();
+    let mut rng = Rng::new(sh.plan.seed);
+    let mut local = LocalCounts::default();
+    let mut values = vec![0i64; sh.prog.sources.len()];
+    let mut done = 0u64;
+    loop {
+        if w == 0 {
+            plan_round(sh, &mut rng, done, started, cancel, partial);
+        }
+        sh.start.wait();
+        let n = sh.count.load(Ordering::Relaxed);
+        if n == 0 {
+            break;
+        }
+        let role_id = sh.assignment[w].load(Ordering::Relaxed);
+        play(sh, role_id, n);
+        sh.end.wait();
+        // Collect and reset this worker's slice of the round.
+        let lo = n * w / workers;
+        let hi = n * (w + 1) / workers;
+        for i in lo..hi {
+            collect(sh, i, &mut local, &mut values);
+            reset(sh, i);
+        }
+        {
+            let mut t = sh.totals.lock().expect("no worker panics holding the lock");
+            let (h, skipped) = &mut *t;
+            local.flush(h, skipped);
+        }
+        done += n as u64;
+        if w == 0 {
+            sh.done_instances.store(done, Ordering::Relaxed);
+        }
+    }
+    if w == 0 {
+        sh.finished.store(true, Ordering::Release);
+    }
+}
+
+/// Plays role `role_id` over the first `n` instances of the arena.
+fn play(sh: &Shared, role_id: usize, n: usize) {
+    let role = &sh.prog.roles[role_id];
+    let words = sh.mem.words();
+    let block = sh.plan.layout.block_words;
+    let slots = sh.prog.barrier_slots;
+    let out = &sh.outs[role_id];
+    let stride = role.observed.len() + 1;
+    let roles = sh.prog.roles.len() as u32;
+    for i in 0..n {
+        if sh.plan.sync == Sync::Instance {
+            // Arrive at this instance and wait for the other roles, so all start it together.
+            let s = &sh.starts[i];
+            s.fetch_add(1, Ordering::AcqRel);
+            if !wait_until(|| s.load(Ordering::Acquire) >= roles) {
+                out[i * stride + stride - 1].store(Status::GaveUp as i64, Ordering::Relaxed);
+                continue;
+            }
+        }
+        let mut regs: [i64; MAX_REGS] = role.init;
+        let status = exec::run(
+            role,
+            &words[i * block..(i + 1) * block],
+            &sh.bars[i * slots..(i + 1) * slots],
+            &mut regs,
+        );
+        let o = &out[i * stride..(i + 1) * stride];
+        for (k, &r) in role.observed.iter().enumerate() {
+            o[k].store(regs[r as usize], Ordering::Relaxed);
+        }
+        o[stride - 1].store(status as i64, Ordering::Relaxed);
+    }
+}
+
+fn collect(sh: &Shared, i: usize, local: &mut LocalCounts, values: &mut [i64]) {
+    let mut status = Status::Done as i64;
+    for (r, role) in sh.prog.roles.iter().enumerate() {
+        let stride = role.observed.len() + 1;
+        status = status.max(sh.outs[r][i * stride + stride - 1].load(Ordering::Relaxed));
+    }
+    if status == Status::GaveUp as i64 {
+        local.skipped += 1;
+        return;
+    }
+    if status == Status::Unexpected as i64 {
+        local.unexpected += 1;
+        return;
+    }
+    let block = sh.plan.layout.block_words;
+    let words = sh.mem.words();
+    for (v, src) in values.iter_mut().zip(&sh.prog.sources) {
+        *v = match *src {
+            Source::Reg { role, index } => {
+                let stride = sh.prog.roles[role].observed.len() + 1;
+                sh.outs[role][i * stride + index].load(Ordering::Relaxed)
+            }
+            Source::Mem(w) => words[i * block + w as usize].load(Ordering::Relaxed),
+        };
+    }
+    local.add(values);
+}
+
+/// Puts instance `i` back in its initial state.
+fn reset(sh: &Shared, i: usize) {
+    let block = sh.plan.layout.block_words;
+    let words = &sh.mem.words()[i * block..(i + 1) * block];
+    for &(w, v) in &sh.prog.init_words {
+        words[w as usize].store(v, Ordering::Relaxed);
+    }
+    let slots = sh.prog.barrier_slots;
+    for b in &sh.bars[i * slots..(i + 1) * slots] {
+        b.store(0, Ordering::Relaxed);
+    }
+    if let Some(s) = sh.starts.get(i) {
+        s.store(0, Ordering::Relaxed);
+    }
+    for (r, role) in sh.prog.roles.iter().enumerate() {
+        let stride = role.observed.len() + 1;
+        sh.outs[r][i * stride + stride - 1].store(Status::Done as i64, Ordering::Relaxed);
+    }
+}

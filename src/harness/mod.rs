@@ -1,0 +1,169 @@
+//! Backends that run a test many times on real hardware and count its final states.
+//!
+//! The types here are shared by every backend (the CPU backend in [`cpu`], a CUDA backend in
+//! `cuda`): a backend takes a [`Test`](crate::litmus::ast::Test) and [`RunParams`] and returns a
+//! [`TestRun`], the observed [`Histogram`] plus [`RunInfo`] (how many instances, how fast, on
+//! what). Backends never judge outcomes: the model and `verdict` do that from the histogram.
+//!
+//! Invariant of every [`TestRun`]: `histogram.total() + info.skipped == info.instances`.
+
+pub mod cpu;
+
+use crate::outcome::Histogram;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+/// Which backend runs the tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Backend {
+    /// The GPU when one is usable, else the CPU (saying so on stderr).
+    Auto,
+    /// The CPU's own threads with Rust atomics.
+    Cpu,
+    /// An NVIDIA GPU through the CUDA driver.
+    Cuda,
+}
+
+/// How long a test runs: a number of instances, or a wall-clock budget.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Budget {
+    /// Run at least this many instances (backends round up to whole rounds/launches).
+    Instances(u64),
+    /// Run whole rounds/launches until this many seconds have passed.
+    Seconds(f64),
+}
+
+/// Everything that decides how a test is run; recorded in results so a run can be replayed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunParams {
+    /// How long to run each test.
+    pub budget: Budget,
+    /// Seed of every random choice a backend makes (placement, role-to-thread assignment).
+    pub seed: u64,
+    /// Stress preset name (`basic`, `interleave`, `stress`); a backend records knobs it ignores.
+    pub stress: String,
+    /// Backend options as `key=value` strings (for the CPU backend see
+    /// [`cpu::CpuOptions`]); unknown keys are an error of the backend that reads them.
+    pub options: BTreeMap<String, String>,
+}
+
+/// How a run went: size, speed, and the machine it ran on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunInfo {
+    /// The backend that ran it (`cpu`, `cuda`).
+    pub backend: String,
+    /// Instances started, counted or skipped.
+    pub instances: u64,
+    /// Instances the backend could not complete faithfully (e.g. a bounded wait ran out); they
+    /// are not in the histogram.
+    pub skipped: u64,
+    /// Wall-clock seconds spent running (setup excluded).
+    pub elapsed_s: f64,
+    /// `instances / elapsed_s`.
+    pub instances_per_s: f64,
+    /// True when the run stopped early (interrupted) and counts only what ran.
+    pub partial: bool,
+    /// The parameters it ran with, after the backend resolved its defaults.
+    pub params: RunParams,
+    /// Facts about the machine and build: CPU model, cores, OS, compiler, git revision, ...
+    pub provenance: BTreeMap<String, String>,
+}
+
+/// One test's observed histogram and how it was obtained.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TestRun {
+    /// Final states seen, counted.
+    pub histogram: Histogram,
+    /// Size, speed, provenance.
+    pub info: RunInfo,
+}
+
+/// A snapshot a backend hands to the caller while it runs (for progress bars).
+#[derive(Debug)]
+pub struct Progress<'a> {
+    /// Instances run so far.
+    pub instances: u64,
+    /// Seconds since the run started.
+    pub elapsed_s: f64,
+    /// Counts so far.
+    pub histogram: &'a Histogram,
+}
+
+/// What a backend needs from its caller besides the test and parameters.
+pub struct Control<'a> {
+    /// Set (by a SIGINT handler, say) to stop after the current round; the result is partial.
+    pub cancel: &'a AtomicBool,
+    /// Called now and then (about every 100 ms) and once at the end.
+    pub progress: &'a mut dyn FnMut(&Progress<'_>),
+}
+
+/// Why a backend did not run a test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// The backend cannot run this test faithfully; the reason names the construct.
+    Unsupported(String),
+    /// Bad parameters or a failure of the machine.
+    Failed(String),
+}
+
+impl fmt::Display for RunError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RunError::Unsupported(why) => write!(f, "not runnable on this backend: {why}"),
+            RunError::Failed(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl Backend {
+    /// The lowercase name used on the command line and in results.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Backend::Auto => "auto",
+            Backend::Cpu => "cpu",
+            Backend::Cuda => "cuda",
+        }
+    }
+}
+
+impl FromStr for Backend {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "auto" => Ok(Backend::Auto),
+            "cpu" => Ok(Backend::Cpu),
+            "cuda" => Ok(Backend::Cuda),
+            other => Err(format!("unknown backend `{other}` (expected auto, cpu or cuda)")),
+        }
+    }
+}
+
+impl Budget {
+    /// The wall-clock limit, when the budget is one.
+    pub fn duration(&self) -> Option<Duration> {
+        match *self {
+            Budget::Seconds(s) => Some(Duration::from_secs_f64(s.max(0.0))),
+            Budget::Instances(_) => None,
+        }
+    }
+}
+
+impl RunParams {
+    /// Parameters with default preset and no options.
+    pub fn new(budget: Budget, seed: u64) -> RunParams {
+        RunParams {
+            budget,
+            seed,
+            stress: "basic".into(),
+            options: BTreeMap::new(),
+        }
+    }
+}
