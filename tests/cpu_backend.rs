@@ -213,8 +213,18 @@ fn cas_and_barriers_run_and_synchronise() {
         "SB+bar+cas",
         &["x", "y", "z"],
         vec![
-            vec![st(Sem::Weak, "x", 1), cas("r2"), bar.clone(), ld(Sem::Weak, "r0", "y")],
-            vec![st(Sem::Weak, "y", 1), cas("r3"), bar, ld(Sem::Weak, "r1", "x")],
+            vec![
+                st(Sem::Weak, "x", 1),
+                cas("r2"),
+                bar.clone(),
+                ld(Sem::Weak, "r0", "y"),
+            ],
+            vec![
+                st(Sem::Weak, "y", 1),
+                cas("r3"),
+                bar,
+                ld(Sem::Weak, "r1", "x"),
+            ],
         ],
         Prop::And(Box::new(eq(0, "r0", 0)), Box::new(eq(1, "r1", 0))),
     );
@@ -236,7 +246,7 @@ fn cas_and_barriers_run_and_synchronise() {
     assert_eq!(r.histogram.total() + r.info.skipped, 20_000);
     assert!(r.histogram.total() > 0);
     // Observables: P0:r0, P0:r2, P1:r1, P1:r3, z.
-    for (o, _) in &r.histogram.counts {
+    for o in r.histogram.counts.keys() {
         let [r0, r2, r1, r3, z] = o.0[..] else {
             panic!("{o:?}")
         };

@@ -141,7 +141,9 @@ impl FromStr for Backend {
             "auto" => Ok(Backend::Auto),
             "cpu" => Ok(Backend::Cpu),
             "cuda" => Ok(Backend::Cuda),
-            other => Err(format!("unknown backend `{other}` (expected auto, cpu or cuda)")),
+            other => Err(format!(
+                "unknown backend `{other}` (expected auto, cpu or cuda)"
+            )),
         }
     }
 }

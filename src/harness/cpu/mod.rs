@@ -79,18 +79,25 @@ pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<Test
         seed: params.seed,
     };
     let progress = control.progress;
-    let totals = rounds::run(&prog, &plan, control.cancel, &mut |instances, elapsed_s, h| {
-        progress(&Progress {
-            instances,
-            elapsed_s,
-            histogram: h,
-        })
-    });
+    let totals = rounds::run(
+        &prog,
+        &plan,
+        control.cancel,
+        &mut |instances, elapsed_s, h| {
+            progress(&Progress {
+                instances,
+                elapsed_s,
+                histogram: h,
+            })
+        },
+    );
     let mut resolved = params.clone();
     resolved
         .options
         .insert("batch".into(), opts.batch.to_string());
-    resolved.options.insert("pack".into(), opts.pack.to_string());
+    resolved
+        .options
+        .insert("pack".into(), opts.pack.to_string());
     resolved
         .options
         .insert("sync".into(), options::sync_name(sync).into());

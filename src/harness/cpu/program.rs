@@ -249,9 +249,9 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
     for o in &obs {
         sources.push(match o {
             Observable::Reg { thread, reg } => {
-                let role = roles
-                    .get_mut(*thread)
-                    .ok_or_else(|| format!("the condition names thread P{thread}, not in the test"))?;
+                let role = roles.get_mut(*thread).ok_or_else(|| {
+                    format!("the condition names thread P{thread}, not in the test")
+                })?;
                 let r = regs[*thread].index(reg)?;
                 // Registers referenced only by the condition were never written: they keep
                 // their initial value, which `init` already holds.
@@ -314,17 +314,17 @@ fn barrier_participants(
         for i in &t.body {
             let Instr::Barrier(b) = i else { continue };
             let Barrier::Cta { op, id, count } = b else {
-                return Err("cluster barriers (barrier.cluster.*) are not run on the CPU: it \
+                return Err(
+                    "cluster barriers (barrier.cluster.*) are not run on the CPU: it \
                             has no clusters"
-                    .into());
+                        .into(),
+                );
             };
             if let BarOp::Red { .. } = op {
                 return Err("bar.cta.red is not run on the CPU backend".into());
             }
             let Operand::Imm(id) = *id else {
-                return Err(
-                    "a barrier id held in a register is not run on the CPU backend".into(),
-                );
+                return Err("a barrier id held in a register is not run on the CPU backend".into());
             };
             if !(0..BARRIER_IDS as Value).contains(&id) {
                 return Err(format!("barrier id {id} is out of range 0..16"));
@@ -480,11 +480,7 @@ fn compile_instr(
             }
         }
         Instr::Red {
-            sem,
-            op,
-            addr,
-            src,
-            ..
+            sem, op, addr, src, ..
         } => {
             if *op == AtomOp::Cas {
                 return Err("red.cas is not a PTX reduction".into());
@@ -509,9 +505,11 @@ fn compile_instr(
             // On sm_70+ every membar is a fence.sc of the matching scope.
             Fence::Membar(_) => Ordering::SeqCst,
             Fence::Proxy(_) => {
-                return Err("proxy fences (fence.proxy.*) order proxies the CPU does not have; \
+                return Err(
+                    "proxy fences (fence.proxy.*) order proxies the CPU does not have; \
                             the test is not run rather than run without its point"
-                    .into())
+                        .into(),
+                )
             }
         }),
         Instr::Barrier(b) => {

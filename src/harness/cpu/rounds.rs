@@ -93,7 +93,11 @@ pub fn run(
         bars: (0..batch * prog.barrier_slots)
             .map(|_| AtomicU32::new(0))
             .collect(),
-        starts: (0..if plan.sync == Sync::Instance { batch } else { 0 })
+        starts: (0..if plan.sync == Sync::Instance {
+            batch
+        } else {
+            0
+        })
             .map(|_| AtomicU32::new(0))
             .collect(),
         outs,
