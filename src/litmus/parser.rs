@@ -214,7 +214,7 @@ impl<'a> Parser<'a> {
                 continue;
             }
             if let Some((thread, tpos)) = self.thread_prefix()? {
-                let (reg, rpos) = self.ident("a register name")?;
+                let (reg, _) = self.ident("a register name")?;
                 self.expect("=", "`=` and the register's initial value")?;
                 let value = self.value("an integer initial value")?;
                 if let Some(k) = regs
@@ -224,7 +224,7 @@ impl<'a> Parser<'a> {
                     let first = reg_pos[k];
                     return Err(ParseError::semantic(
                         self.path,
-                        rpos,
+                        tpos,
                         format!(
                             "P{thread}:{reg} is initialised twice (first at {}:{})",
                             first.line, first.column
