@@ -22,8 +22,18 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// List the litmus tests found under PATHS, with thread count, scopes and features.
+    ///
+    /// One line per test: path, name, thread count, the scopes its operations synchronise at,
+    /// and the features it uses (fence.sc, atom, bar, proxy, alias, cluster, shared, branch,
+    /// dep, ...), then a count line. A file that does not parse is reported on stderr as
+    /// `path:line:col: found X, expected Y` and the listing goes on; the exit code is then 2.
     List(ListArgs),
-    /// Print a test in canonical form.
+    /// Print a test in canonical form, followed by its hash.
+    ///
+    /// The canonical form spells every instruction in full (`atom.add` as `atom.relaxed.add`,
+    /// `bar.sync` as `bar.cta.sync`), declares every location and aligns the thread columns; it
+    /// parses back to the same test. The last line, `(* hash H *)`, is a comment holding the
+    /// test hash: 16 hex digits that ignore formatting, comments, name and doc strings.
     Show(ShowArgs),
 }
 
@@ -37,6 +47,6 @@ pub struct ListArgs {
 /// Arguments of `show`.
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The test file.
+    /// The test file, or the name of a test under `litmus/` (its file name without `.litmus`).
     pub test: PathBuf,
 }

@@ -161,3 +161,29 @@ fn equivalent_spellings_share_a_hash() {
         "a different atom operand must change the hash"
     );
 }
+
+/// The project's own tests under `litmus/` parse and round-trip too, and their file names are
+/// their test names.
+#[test]
+fn every_project_test_parses_and_round_trips() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus");
+    let files = litmus::discover(&[dir]).expect("litmus/ exists");
+    let mut failures = Vec::new();
+    for (f, result) in litmus::load(&files) {
+        match result {
+            Ok(test) => {
+                assert_eq!(parse_text(&litmus::print(&test)), test, "{}", f.display());
+                let stem = f.file_stem().unwrap().to_string_lossy();
+                if test.name != stem {
+                    failures.push(format!(
+                        "{}: test name {} differs from the file name",
+                        f.display(),
+                        test.name
+                    ));
+                }
+            }
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

@@ -161,7 +161,7 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Token>, LexError> {
             out.push(Token { tok: Tok::Eof, pos });
             return Ok(out);
         };
-        let tok = if out.len() == 1 {
+        let tok = if out.len() == 1 && !matches!(c, '{' | '"') {
             let mut name = String::new();
             while let Some(c) = cur.peek().filter(|c| !c.is_whitespace()) {
                 name.push(c);
