@@ -235,3 +235,64 @@ fn unreadable_file_names_the_path() {
     let e = litmus::discover(&["no/such/dir".into()]).unwrap_err();
     assert!(e.to_string().starts_with("no/such/dir: cannot open"), "{e}");
 }
+
+/// Whether `pos` lies inside `text` or just past its end.
+fn inside(text: &str, line: usize, column: usize) -> bool {
+    let lines: Vec<&str> = text.split('\n').collect();
+    line >= 1 && line <= lines.len() && column >= 1 && column <= lines[line - 1].chars().count() + 1
+}
+
+/// Every prefix of every project test, and deterministic one-character mutations of it, either
+/// parse or fail with a position inside the text: the parser never panics and never points
+/// outside the file.
+#[test]
+fn truncated_and_mutated_tests_fail_cleanly() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus");
+    let files = litmus::discover(&[dir]).unwrap();
+    assert!(!files.is_empty());
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move |n: usize| {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as usize % n.max(1)
+    };
+    let mut truncated_errors = 0;
+    for f in files.iter().take(60) {
+        let full = std::fs::read_to_string(f).unwrap();
+        let cuts: Vec<usize> = full.char_indices().map(|(i, _)| i).collect();
+        for &cut in &cuts {
+            let text = &full[..cut];
+            if let Err(e) = litmus::parse(text, f) {
+                assert!(
+                    inside(text, e.line, e.column),
+                    "{e} outside a text of {} bytes",
+                    text.len()
+                );
+                truncated_errors += 1;
+            }
+        }
+        for _ in 0..40 {
+            let mut chars: Vec<char> = full.chars().collect();
+            let at = next(chars.len());
+            match next(3) {
+                0 => {
+                    chars.remove(at);
+                }
+                1 => chars.insert(
+                    at,
+                    ['|', ';', '.', '(', '"', 'P', '9', '-', '{', ':'][next(10)],
+                ),
+                _ => chars[at] = ['x', ' ', '\n', ',', '*', '/', '\\', '~', '@', '='][next(10)],
+            }
+            let text: String = chars.into_iter().collect();
+            if let Err(e) = litmus::parse(&text, f) {
+                assert!(inside(&text, e.line, e.column), "{e}");
+            }
+        }
+    }
+    assert!(
+        truncated_errors > 1000,
+        "only {truncated_errors} truncations failed"
+    );
+}

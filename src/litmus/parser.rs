@@ -52,9 +52,11 @@ pub(crate) struct Spans {
 
 /// The parser state: tokens, cursor, and positions collected along the way.
 pub(crate) struct Parser<'a> {
+    /// The file, for errors.
     pub path: &'a Path,
     toks: Vec<Token>,
     i: usize,
+    /// Positions collected so far.
     pub spans: Spans,
 }
 
@@ -73,14 +75,17 @@ pub(crate) fn parse_document(src: &str, path: &Path) -> Result<(Test, Spans), Pa
 }
 
 impl<'a> Parser<'a> {
+    /// The next token.
     pub fn peek(&self) -> &Token {
         &self.toks[self.i]
     }
 
+    /// The token `k` places ahead (the end of file past the end).
     pub fn peek_at(&self, k: usize) -> &Tok {
         &self.toks[(self.i + k).min(self.toks.len() - 1)].tok
     }
 
+    /// Consumes the next token; the end of file is never consumed.
     pub fn bump(&mut self) -> Token {
         let t = self.toks[self.i].clone();
         if self.i + 1 < self.toks.len() {
@@ -89,6 +94,7 @@ impl<'a> Parser<'a> {
         t
     }
 
+    /// Whether the next token is punctuation `p`.
     pub fn is_punct(&self, p: &str) -> bool {
         matches!(&self.peek().tok, Tok::Punct(q) if *q == p)
     }
@@ -108,6 +114,7 @@ impl<'a> Parser<'a> {
         ParseError::syntax(self.path, t.pos, t.tok.describe(), expected)
     }
 
+    /// Consumes punctuation `p`, or fails saying `expected`.
     pub fn expect(&mut self, p: &str, expected: &str) -> Result<Pos, ParseError> {
         if self.is_punct(p) {
             Ok(self.bump().pos)
@@ -116,6 +123,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Consumes a word, or fails saying `expected`.
     pub fn ident(&mut self, expected: &str) -> Result<(String, Pos), ParseError> {
         match &self.peek().tok {
             Tok::Ident(s) => {
