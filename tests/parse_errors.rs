@@ -210,6 +210,7 @@ fn grammar_errors_say_what_was_expected() {
     for (src, line, column, found, expected) in cases {
         let e = litmus::parse(src, Path::new("e.litmus")).expect_err(src);
         assert_eq!((e.line, e.column), (line, column), "{e}");
+        assert_eq!(e.found(), Some(found));
         match &e.cause {
             Cause::Syntax {
                 found: f,

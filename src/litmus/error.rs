@@ -81,6 +81,22 @@ impl ParseError {
         }
     }
 
+    /// What was found, for a grammar error.
+    pub fn found(&self) -> Option<&str> {
+        match &self.cause {
+            Cause::Syntax { found, .. } => Some(found),
+            _ => None,
+        }
+    }
+
+    /// What the grammar allowed there, for a grammar error.
+    pub fn expected(&self) -> Option<&str> {
+        match &self.cause {
+            Cause::Syntax { expected, .. } => Some(expected),
+            _ => None,
+        }
+    }
+
     /// The position of the error (line 0 when it has none).
     pub fn pos(&self) -> Pos {
         Pos {
