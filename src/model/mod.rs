@@ -1,16 +1,82 @@
 //! The PTX memory consistency model (PTX ISA §8): for a test, every final outcome the model
 //! allows, computed exactly. Pure and deterministic: no I/O, clocks, randomness or GPU.
+//!
+//! Pipeline: [`lower`] resolves locations and runs each thread along every path with every
+//! read value from a finite domain (traces); [`enumerate`] combines one trace per thread;
+//! [`ptx`] builds the relations of one combination and enumerates reads-from, Fence-SC order and
+//! minimal coherence, checking the six axioms; [`sc`] is the sequentially consistent reference.
 
+mod enumerate;
+mod event;
+pub mod explain;
+mod lower;
+mod ptx;
+mod relation;
+mod sc;
 mod verdict;
 
-pub use verdict::{Axiom, CheckResult, ModelError, ModelVerdict};
+pub use verdict::{Axiom, CheckResult, Exclusion, ExecEvent, Execution, ModelError, ModelVerdict};
 
-use crate::litmus::ast::Test;
+use crate::litmus::ast::{Quantifier, Test};
+use crate::outcome::observables;
 
 /// Computes the outcomes the PTX model allows for `test`.
 pub fn check(test: &Test) -> Result<ModelVerdict, ModelError> {
-    Err(ModelError::Unsupported {
-        construct: format!("test {}", test.name),
-        reason: "the checker is not built yet".into(),
+    let prog = lower::Program::new(test)?;
+    let obs = observables(test);
+    let (_, traces) = prog.domains()?;
+    let mut col = enumerate::Collector::new(&prog, &obs)?;
+    enumerate::combine(&prog, &traces, &mut col)?;
+    if let Some(f) = col.fault {
+        return Err(f);
+    }
+    let sc_all = sc::outcomes(&prog, &obs)?;
+    let allowed: std::collections::BTreeSet<_> = col.allowed.keys().cloned().collect();
+    let sc = allowed.intersection(&sc_all).cloned().collect();
+    let prop = &test.condition.prop;
+    let holds = |o: &crate::outcome::Outcome| o.satisfies(&obs, prop);
+    let ok = match test.condition.quantifier {
+        Quantifier::Exists => allowed.iter().any(holds),
+        Quantifier::NotExists => !allowed.iter().any(holds),
+        Quantifier::Forall => allowed.iter().all(holds),
+    };
+    let mut domains: Vec<Vec<_>> = col
+        .domains
+        .iter()
+        .map(|d| d.iter().copied().collect())
+        .collect();
+    for d in &mut domains {
+        d.sort();
+    }
+    let excluded = col
+        .excluded
+        .into_iter()
+        .filter(|(o, _)| !allowed.contains(o))
+        .map(|(_, e)| e)
+        .collect();
+    Ok(ModelVerdict {
+        observables: obs,
+        sc,
+        result: if ok { CheckResult::Ok } else { CheckResult::No },
+        candidates: col.candidates,
+        consistent: col.consistent,
+        domains,
+        witnesses: col.allowed.into_values().collect(),
+        excluded,
+        allowed,
     })
 }
+
+/// Every outcome a sequentially consistent interleaving of `test` produces (the reference
+/// enumerator; an oracle for tests).
+pub fn sc_outcomes(
+    test: &Test,
+) -> Result<std::collections::BTreeSet<crate::outcome::Outcome>, ModelError> {
+    let prog = lower::Program::new(test)?;
+    sc::outcomes(&prog, &observables(test))
+}
+
+#[cfg(test)]
+pub(crate) mod testkit;
+#[cfg(test)]
+mod tests;

@@ -1,5 +1,6 @@
 //! What the model says about a test.
 
+use crate::litmus::ast::Value;
 use crate::outcome::{Observable, Outcome};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -20,6 +21,54 @@ pub struct ModelVerdict {
     pub candidates: u64,
     /// Candidate executions that satisfy every axiom.
     pub consistent: u64,
+    /// For each observable, the sorted values it takes in any candidate execution (consistent
+    /// or not): the finite outcome space.
+    #[serde(default)]
+    pub domains: Vec<Vec<Value>>,
+    /// One consistent execution per allowed outcome, in outcome order.
+    #[serde(default)]
+    pub witnesses: Vec<Execution>,
+    /// For each outcome some candidate produces but no consistent execution does: the axiom
+    /// that excludes it, with an offending cycle, in outcome order.
+    #[serde(default)]
+    pub excluded: Vec<Exclusion>,
+}
+
+/// One execution, as a graph: events and named edges between them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Execution {
+    /// The final state it produces.
+    pub outcome: Outcome,
+    /// Its events.
+    pub events: Vec<ExecEvent>,
+    /// Its edges: `(relation, from, to)` with relation one of `po`, `rf`, `co`, `fr`, `rmw`,
+    /// `dep`, `sync`, `fsc`, indices into `events`.
+    pub edges: Vec<(String, usize, usize)>,
+}
+
+/// An event of an [`Execution`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExecEvent {
+    /// The thread, `None` for an initial write.
+    pub thread: Option<usize>,
+    /// The index of the instruction in the thread's body.
+    pub instr: usize,
+    /// A herd-like label such as `W.rel.gpu y=1`.
+    pub label: String,
+}
+
+/// Why an outcome is not allowed.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exclusion {
+    /// The outcome.
+    pub outcome: Outcome,
+    /// The axiom a candidate execution producing it violates.
+    pub axiom: Axiom,
+    /// The offending cycle, as indices into `execution.events`, each related to the next and
+    /// the last to the first.
+    pub cycle: Vec<usize>,
+    /// That candidate execution.
+    pub execution: Execution,
 }
 
 /// herd's answer for a quantified condition: `Ok` when it holds (the corpus CSVs' `1`).
@@ -46,6 +95,27 @@ pub enum Axiom {
     ScPerLocation,
     /// Causality.
     Causality,
+}
+
+impl Axiom {
+    /// The axiom's name as used in reports: `coherence`, `fence_sc`, `atomicity`,
+    /// `no_thin_air`, `sc_per_location`, `causality`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Axiom::Coherence => "coherence",
+            Axiom::FenceSc => "fence_sc",
+            Axiom::Atomicity => "atomicity",
+            Axiom::NoThinAir => "no_thin_air",
+            Axiom::ScPerLocation => "sc_per_location",
+            Axiom::Causality => "causality",
+        }
+    }
+}
+
+impl fmt::Display for Axiom {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// Why the model could not decide a test.

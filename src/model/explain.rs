@@ -1,0 +1,1 @@
+//! Explanations of verdicts.
