@@ -310,6 +310,9 @@ mod tests {
             result: CheckResult::Ok,
             candidates: 4,
             consistent: 4,
+            domains: vec![vec![0, 1], vec![0, 1]],
+            witnesses: vec![],
+            excluded: vec![],
         };
         (mv, cond)
     }

@@ -4,10 +4,12 @@
 //! fixpoint of what the threads can write; traces whose read values no write can supply are
 //! dropped later, when traces of all threads are put together.
 //!
-//! Loops: an iteration that writes no memory, passes no barrier and leaves every register as it
-//! found it can be cut out of any execution without changing the outcome or adding an axiom
-//! violation (its events only add constraints), so a trace that takes a back edge after such an
-//! iteration is dropped; any other iteration is unrolled, up to [`MAX_LOOP_ITERATIONS`].
+//! Loops: an iteration that writes no memory, passes no barrier and changes no register that is
+//! live at the loop head can be cut out of any execution without changing the outcome or adding
+//! an axiom violation (its events only add constraints), so a trace that takes a back edge after
+//! such an iteration is dropped (a spin loop's executions are those whose final iteration exits;
+//! Dat3M's unrolling bound 1 gives the same); any other iteration is unrolled, up to
+//! [`MAX_LOOP_ITERATIONS`].
 
 use super::event::{BarrierKind, Event, FenceKind, Kind};
 use super::ModelError;
@@ -72,6 +74,9 @@ pub struct ThreadProg {
     pub reg_init: Vec<Value>,
     /// How many threads of the test share its CTA (for `bar.red.popc`).
     pub cta_size: usize,
+    /// Per instruction: the registers (bit per index) whose value may still be read, by a later
+    /// instruction or as a final value, before being overwritten.
+    pub live_in: Vec<u64>,
 }
 
 /// A `bar.red` whose result was guessed and must be checked against the other participants.
@@ -228,6 +233,7 @@ impl Program {
                 .iter()
                 .filter(|o| o.place.same_cta(&t.place))
                 .count();
+            let live_in = liveness(&t.body, &labels, &regs);
             threads.push(ThreadProg {
                 place: t.place,
                 body: t.body.clone(),
@@ -235,6 +241,7 @@ impl Program {
                 regs,
                 reg_init,
                 cta_size,
+                live_in,
             });
         }
         Ok(Program {
@@ -306,6 +313,107 @@ impl Program {
             }
         }
     }
+}
+
+/// The registers an instruction overwrites.
+fn instr_defs(ins: &Instr) -> Vec<&Reg> {
+    match ins {
+        Instr::Load { dst, .. }
+        | Instr::Atom { dst, .. }
+        | Instr::Mov { dst, .. }
+        | Instr::Alu { dst, .. } => vec![dst],
+        Instr::Barrier(Barrier::Cta {
+            op: BarOp::Red { dst, .. },
+            ..
+        }) => vec![dst],
+        _ => vec![],
+    }
+}
+
+/// Backward liveness over the thread's control flow; every register is live at the end (final
+/// values are observable). More than 64 registers: everything is live.
+fn liveness(body: &[Instr], labels: &HashMap<String, usize>, regs: &[Reg]) -> Vec<u64> {
+    let all: u64 = if regs.len() >= 64 {
+        return vec![u64::MAX; body.len() + 1];
+    } else {
+        (1u64 << regs.len()) - 1
+    };
+    let idx = |r: &Reg| 1u64 << regs.iter().position(|x| x == r).expect("collected");
+    let n = body.len();
+    let mut live = vec![0u64; n + 1];
+    live[n] = all;
+    loop {
+        let mut changed = false;
+        for pc in (0..n).rev() {
+            let ins = &body[pc];
+            let succ_live = match ins {
+                Instr::Branch { cond, target } => {
+                    let t = live[labels[&target.0]];
+                    if cond.is_some() {
+                        t | live[pc + 1]
+                    } else {
+                        t
+                    }
+                }
+                _ => live[pc + 1],
+            };
+            let defs: u64 = instr_defs(ins).into_iter().map(idx).fold(0, |a, b| a | b);
+            let all_regs: u64 = instr_regs(ins).into_iter().map(idx).fold(0, |a, b| a | b);
+            let uses = all_regs & !defs | uses_also_defined(ins, &idx);
+            let v = (succ_live & !defs) | uses;
+            if v != live[pc] {
+                live[pc] = v;
+                changed = true;
+            }
+        }
+        if !changed {
+            return live;
+        }
+    }
+}
+
+/// Registers both read and written by an instruction (`add r, r, 1`).
+fn uses_also_defined(ins: &Instr, idx: &dyn Fn(&Reg) -> u64) -> u64 {
+    let mut u = 0;
+    let mut op = |o: &Operand| {
+        if let Operand::Reg(r) = o {
+            u |= idx(r);
+        }
+    };
+    match ins {
+        Instr::Mov { src, .. } => op(src),
+        Instr::Alu { a, b, .. } => {
+            op(a);
+            op(b);
+        }
+        Instr::Atom {
+            src, src2, addr, ..
+        } => {
+            op(src);
+            if let Some(s) = src2 {
+                op(s);
+            }
+            if let Some(r) = &addr.offset {
+                u |= idx(r);
+            }
+        }
+        Instr::Load { addr, .. } => {
+            if let Some(r) = &addr.offset {
+                u |= idx(r);
+            }
+        }
+        Instr::Barrier(Barrier::Cta { op: bop, id, count }) => {
+            op(id);
+            if let Some(c) = count {
+                op(c);
+            }
+            if let BarOp::Red { pred, .. } = bop {
+                op(pred);
+            }
+        }
+        _ => {}
+    }
+    u
 }
 
 fn instr_regs(ins: &Instr) -> Vec<&Reg> {
@@ -636,9 +744,15 @@ impl Runner<'_> {
                                 let effect = st.events[*at..]
                                     .iter()
                                     .any(|e| e.is_write() || matches!(e.kind, Kind::Barrier(_)));
-                                if !effect && *regs == st.regs {
-                                    // This iteration changed nothing: the path is subsumed by
-                                    // the one that skips it.
+                                let changed = regs
+                                    .iter()
+                                    .zip(&st.regs)
+                                    .enumerate()
+                                    .filter(|(_, (a, b))| a != b)
+                                    .fold(0u64, |m, (i, _)| m | (1u64 << i.min(63)));
+                                if !effect && changed & self.thread.live_in[to] == 0 {
+                                    // This iteration changed nothing that matters later: the
+                                    // path is subsumed by the one that skips it.
                                     return Ok(());
                                 }
                             }

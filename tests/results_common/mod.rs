@@ -108,6 +108,9 @@ fn two_reg(
             },
             candidates: 4,
             consistent: if weak_allowed { 4 } else { 3 },
+            domains: vec![vec![0, 1]; obs.len()],
+            witnesses: vec![],
+            excluded: vec![],
         },
         histogram: h,
     }
