@@ -49,7 +49,10 @@ pub fn write_result_set(
     }
     let mut sorted: Vec<&TestRecord> = tests.iter().collect();
     sorted.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
-    let files = test_file_names(&sorted);
+    let files: Vec<String> = record_stems(&sorted)
+        .into_iter()
+        .map(|s| format!("{s}.json"))
+        .collect();
     if !force {
         for f in &files {
             let p = tests_dir.join(f);
@@ -157,9 +160,10 @@ pub fn read_record<T: DeserializeOwned>(path: &Path, format: &str) -> Result<T, 
     })
 }
 
-/// The file name of each test's record (same order as `tests`): the name with characters
-/// outside `[A-Za-z0-9._+-]` replaced, and the hash appended where two tests share a name.
-fn test_file_names(tests: &[&TestRecord]) -> Vec<String> {
+/// The file stem of each test's files (record, plot), same order as `tests`: the name with
+/// characters outside `[A-Za-z0-9._+-]` replaced, and the hash appended where two tests share
+/// a stem.
+pub fn record_stems(tests: &[&TestRecord]) -> Vec<String> {
     let stems: Vec<String> = tests.iter().map(|t| file_stem(&t.name)).collect();
     stems
         .iter()
@@ -167,9 +171,9 @@ fn test_file_names(tests: &[&TestRecord]) -> Vec<String> {
         .map(|(s, t)| {
             if stems.iter().filter(|o| *o == s).count() > 1 {
                 let h: String = t.hash.chars().take(12).collect();
-                format!("{s}-{}.json", file_stem(&h))
+                format!("{s}-{}", file_stem(&h))
             } else {
-                format!("{s}.json")
+                s.clone()
             }
         })
         .collect()

@@ -1,0 +1,216 @@
+//! `report.html`: one self-contained page (inline CSS and SVG, no script, no network) with the
+//! summary, violations first, a test × verdict matrix, per-test rows and histograms.
+
+use super::format;
+use super::plot;
+use super::summary;
+use super::table::{self, Row};
+use crate::results::{ResultSet, TestRecord};
+use crate::verdict::{Class, Status};
+use std::fmt::Write;
+
+const STYLE: &str = "body{font-family:sans-serif;margin:1.5em auto;max-width:1100px;color:#222}\
+h1{font-size:1.5em}h2{font-size:1.2em;border-bottom:1px solid #ccc;margin-top:1.6em}\
+table{border-collapse:collapse;font-size:.9em}td,th{border:1px solid #ccc;padding:3px 7px;\
+text-align:left;vertical-align:top}td.n{text-align:right;font-variant-numeric:tabular-nums}\
+tr.violation td{background:#fde2e2}.violation{color:#b0141d;font-weight:bold}\
+.conformant{color:#1d6b2c}.nodata{color:#777}dl{display:grid;grid-template-columns:max-content auto;\
+gap:2px 12px;font-size:.9em}dt{font-weight:bold}dd{margin:0}code{font-size:.95em}\
+.key span{display:inline-block;width:.9em;height:.9em;margin:0 4px 0 12px;vertical-align:middle}\
+figure{margin:1em 0}figcaption{font-size:.85em;color:#555}.headline{font-size:1.1em}";
+
+/// Escapes text for HTML.
+pub fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The whole page. `stems` gives each test's file stem (same order as `set.tests`), used for
+/// anchors and plot file names.
+pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
+    let run = &set.run;
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>ptx-litmus report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        esc(&run.run_id)
+    );
+    let _ = writeln!(h, "<h1>ptx-litmus report: run {}</h1>", esc(&run.run_id));
+
+    let _ = writeln!(h, "<section id=\"summary\">\n<h2>Summary</h2>");
+    let _ = writeln!(
+        h,
+        "<p class=\"headline\">{}</p>",
+        esc(&summary::totals_line(run, &set.tests))
+    );
+    let _ = writeln!(h, "<dl>");
+    for (k, v) in table::run_facts(run) {
+        let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", esc(&k), esc(&v));
+    }
+    let _ = writeln!(h, "</dl>\n</section>");
+
+    let ordered = summary::ordered(&set.tests);
+    let violations: Vec<&TestRecord> = ordered
+        .iter()
+        .copied()
+        .filter(|t| t.verdict.status == Status::Violation)
+        .collect();
+    let _ = writeln!(h, "<section id=\"violations\">\n<h2>Violations</h2>");
+    if violations.is_empty() {
+        let _ = writeln!(
+            h,
+            "<p class=\"conformant\">No test observed an outcome the PTX model forbids.</p>"
+        );
+    } else {
+        let _ = writeln!(h, "<ul>");
+        for t in &violations {
+            let _ = write!(
+                h,
+                "<li><span class=\"violation\">{}</span> <code>{}</code>: ",
+                esc(&t.name),
+                esc(&t.path)
+            );
+            let parts: Vec<String> = table::violating_outcomes(t)
+                .into_iter()
+                .map(|(text, n, class)| {
+                    format!(
+                        "<code>{}</code> {} × ({})",
+                        esc(&text),
+                        format::count(n),
+                        class.as_str()
+                    )
+                })
+                .collect();
+            let _ = writeln!(h, "{}</li>", parts.join("; "));
+        }
+        let _ = writeln!(h, "</ul>");
+    }
+    let _ = writeln!(h, "</section>");
+
+    let _ = writeln!(
+        h,
+        "<section id=\"matrix\">\n<h2>Test × verdict</h2>\n<p>Rows: the test's quantifier and \
+         the model's answer for its condition. Columns: how often the condition held among \
+         observed instances.</p>"
+    );
+    let m = table::matrix(&set.tests);
+    let _ = write!(h, "<table>\n<tr><th>model \\ observed</th>");
+    for c in &m.columns {
+        let _ = write!(h, "<th>{c}</th>");
+    }
+    let _ = writeln!(h, "</tr>");
+    for (row, cells) in &m.rows {
+        let _ = write!(h, "<tr><th>{}</th>", esc(row));
+        for cell in cells {
+            let names: Vec<String> = cell
+                .iter()
+                .map(|t| format!("<span class=\"{}\">{}</span>", status_class(t), esc(&t.name)))
+                .collect();
+            let _ = write!(h, "<td>{}</td>", names.join(", "));
+        }
+        let _ = writeln!(h, "</tr>");
+    }
+    let _ = writeln!(h, "</table>\n</section>");
+
+    let _ = writeln!(
+        h,
+        "<section id=\"tests\">\n<h2>Tests</h2>\n<table>\n<tr><th>status</th><th>test</th>\
+         <th>condition</th><th>observed</th><th>instances</th><th>weak outcomes seen</th>\
+         <th>weak / instance</th><th>weak / s</th><th>unseen allowed: rate &lt; (95 %)</th>\
+         <th>time</th></tr>"
+    );
+    for t in &ordered {
+        let r = Row::of(t);
+        let _ = writeln!(
+            h,
+            "<tr class=\"{}\"><td class=\"{}\">{}</td><td><a href=\"#plot-{}\">{}</a></td>\
+             <td><code>{}</code></td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
+             <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
+             <td class=\"n\">{}</td></tr>",
+            status_class(t),
+            status_class(t),
+            esc(&r.status),
+            esc(&stem_of(set, stems, t)),
+            esc(&t.name),
+            esc(&t.condition),
+            esc(&r.observed),
+            r.instances,
+            esc(&r.weak_seen),
+            r.weak_per_instance,
+            r.weak_per_second,
+            esc(&r.unseen_bound),
+            r.time
+        );
+    }
+    let _ = writeln!(h, "</table>\n</section>");
+
+    let _ = writeln!(h, "<section id=\"plots\">\n<h2>Histograms</h2>\n<p class=\"key\">");
+    for c in [Class::Sc, Class::Weak, Class::Forbidden, Class::Unexpected] {
+        let _ = write!(
+            h,
+            "<span style=\"background:{}\"></span>{}",
+            plot::css_colour(c),
+            c.as_str()
+        );
+    }
+    let _ = writeln!(h, "</p>");
+    for t in &ordered {
+        let stem = stem_of(set, stems, t);
+        let svg = plot::svg(t)?;
+        let _ = writeln!(
+            h,
+            "<figure id=\"plot-{}\">\n{}\n<figcaption>{} (<code>{}</code>, hash {}): \
+             <a href=\"plots/{}.png\">PNG</a></figcaption>\n</figure>",
+            esc(&stem),
+            svg.trim_end(),
+            esc(&t.name),
+            esc(&t.path),
+            esc(&t.hash),
+            esc(&stem)
+        );
+    }
+    let _ = writeln!(h, "</section>");
+
+    if !run.skipped_tests.is_empty() {
+        let _ = writeln!(h, "<section id=\"skipped\">\n<h2>Not run</h2>\n<ul>");
+        for s in &run.skipped_tests {
+            let _ = writeln!(
+                h,
+                "<li><code>{}</code>: {}</li>",
+                esc(&s.path),
+                esc(&s.reason)
+            );
+        }
+        let _ = writeln!(h, "</ul>\n</section>");
+    }
+    let _ = writeln!(h, "<footer><p>{}</p></footer>\n</body>\n</html>", esc(table::NOTE));
+    Ok(h)
+}
+
+fn status_class(t: &TestRecord) -> &'static str {
+    match t.verdict.status {
+        Status::Violation => "violation",
+        Status::Conformant => "conformant",
+        Status::NoData => "nodata",
+    }
+}
+
+fn stem_of(set: &ResultSet, stems: &[String], t: &TestRecord) -> String {
+    set.tests
+        .iter()
+        .position(|x| std::ptr::eq(x, t))
+        .and_then(|i| stems.get(i))
+        .cloned()
+        .unwrap_or_default()
+}

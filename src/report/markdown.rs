@@ -1,0 +1,98 @@
+//! `report.md`: the same content as the HTML report in Markdown, plots linked as PNG files.
+
+use super::summary;
+use super::table::{self, Row};
+use crate::results::ResultSet;
+use crate::verdict::Status;
+use std::fmt::Write;
+
+/// Escapes the characters that would break a Markdown table cell.
+fn cell(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('|', "\\|")
+}
+
+/// The whole document. `stems` gives each test's file stem (same order as `set.tests`).
+pub fn render(set: &ResultSet, stems: &[String]) -> String {
+    let run = &set.run;
+    let mut m = String::new();
+    let _ = writeln!(m, "# ptx-litmus report: run {}\n", run.run_id);
+    let _ = writeln!(m, "## Summary\n\n**{}**\n", summary::totals_line(run, &set.tests));
+    let _ = writeln!(m, "| | |\n|---|---|");
+    for (k, v) in table::run_facts(run) {
+        let _ = writeln!(m, "| {} | {} |", cell(&k), cell(&v));
+    }
+    let ordered = summary::ordered(&set.tests);
+    let _ = writeln!(m, "\n## Violations\n");
+    let mut any = false;
+    for t in ordered.iter().filter(|t| t.verdict.status == Status::Violation) {
+        any = true;
+        let parts: Vec<String> = table::violating_outcomes(t)
+            .into_iter()
+            .map(|(text, n, class)| format!("`{text}` ×{n} ({})", class.as_str()))
+            .collect();
+        let _ = writeln!(m, "- **{}** (`{}`): {}", t.name, t.path, parts.join("; "));
+    }
+    if !any {
+        let _ = writeln!(m, "No test observed an outcome the PTX model forbids.");
+    }
+    let _ = writeln!(m, "\n## Test × verdict\n");
+    let mx = table::matrix(&set.tests);
+    let _ = writeln!(m, "| model \\\\ observed | {} |", mx.columns.join(" | "));
+    let _ = writeln!(m, "|---|{}", "---|".repeat(mx.columns.len()));
+    for (row, cells) in &mx.rows {
+        let cells: Vec<String> = cells
+            .iter()
+            .map(|c| {
+                c.iter()
+                    .map(|t| {
+                        if t.verdict.status == Status::Violation {
+                            format!("**{}**", cell(&t.name))
+                        } else {
+                            cell(&t.name)
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            })
+            .collect();
+        let _ = writeln!(m, "| {} | {} |", cell(row), cells.join(" | "));
+    }
+    let _ = writeln!(
+        m,
+        "\n## Tests\n\n| status | test | condition | observed | instances | weak outcomes seen | \
+         weak / instance | weak / s | unseen allowed: rate < (95 %) | time |\n\
+         |---|---|---|---|--:|---|--:|--:|--:|--:|"
+    );
+    for t in &ordered {
+        let r = Row::of(t);
+        let _ = writeln!(
+            m,
+            "| {} | {} | `{}` | {} | {} | {} | {} | {} | {} | {} |",
+            r.status,
+            cell(&t.name),
+            cell(&t.condition),
+            r.observed,
+            r.instances,
+            cell(&r.weak_seen),
+            r.weak_per_instance,
+            r.weak_per_second,
+            r.unseen_bound,
+            r.time
+        );
+    }
+    let _ = writeln!(m, "\n## Histograms\n");
+    for t in &ordered {
+        let i = set.tests.iter().position(|x| std::ptr::eq(x, *t));
+        let stem = i.and_then(|i| stems.get(i)).cloned().unwrap_or_default();
+        let _ = writeln!(m, "![{}](plots/{stem}.png)\n", t.name);
+    }
+    if !run.skipped_tests.is_empty() {
+        let _ = writeln!(m, "## Not run\n");
+        for s in &run.skipped_tests {
+            let _ = writeln!(m, "- `{}`: {}", s.path, s.reason);
+        }
+        m.push('\n');
+    }
+    let _ = writeln!(m, "---\n\n{}", table::NOTE);
+    m
+}

@@ -1,0 +1,211 @@
+//! Per-test histograms: one horizontal bar per outcome on a log-scale count axis, coloured by
+//! classification (SC, weak, forbidden, unexpected); allowed outcomes never seen are listed
+//! with the 95 % upper bound on their rate instead of a bar. Drawn with plotters and the
+//! bundled DejaVu Sans, as SVG (embedded in the HTML report) and PNG (beside it).
+
+use crate::results::TestRecord;
+use crate::verdict::Class;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use std::path::Path;
+use std::sync::Once;
+
+/// The font plotters measures and rasterises text with, bundled so that plots look the same
+/// everywhere (see `assets/DejaVuSans-LICENSE.txt`).
+static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
+const FAMILY: &str = "sans-serif";
+const WIDTH: u32 = 760;
+const ROW: u32 = 24;
+
+/// The colour of a class, shared with the HTML legend.
+pub fn colour(class: Class) -> RGBColor {
+    match class {
+        Class::Sc => RGBColor(0x3b, 0x6e, 0xc4),
+        Class::Weak => RGBColor(0xe8, 0x8a, 0x1a),
+        Class::Forbidden => RGBColor(0xd0, 0x21, 0x2b),
+        Class::Unexpected => RGBColor(0x8e, 0x44, 0xad),
+    }
+}
+
+/// The same colour as a CSS hex string.
+pub fn css_colour(class: Class) -> String {
+    let RGBColor(r, g, b) = colour(class);
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// One bar of the plot.
+struct Bar {
+    label: String,
+    class: Class,
+    count: u64,
+}
+
+fn bars(t: &TestRecord) -> Vec<Bar> {
+    let mut out: Vec<Bar> = t
+        .verdict
+        .outcomes
+        .iter()
+        .map(|o| Bar {
+            label: t
+                .observables
+                .iter()
+                .zip(&o.values.0)
+                .map(|(n, v)| format!("{n}={v}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            class: o.class,
+            count: o.count,
+        })
+        .collect();
+    let listed: u64 = t
+        .verdict
+        .outcomes
+        .iter()
+        .filter(|o| o.class == Class::Unexpected)
+        .map(|o| o.count)
+        .sum();
+    let bucket = t.verdict.counts.unexpected - listed;
+    if bucket > 0 {
+        out.push(Bar {
+            label: "values outside the outcome space".into(),
+            class: Class::Unexpected,
+            count: bucket,
+        });
+    }
+    out
+}
+
+fn register_font() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // The bundled file is a valid TrueType font; a failure here is a broken build.
+        if register_font_bytes().is_err() {
+            panic!("the bundled font assets/DejaVuSans.ttf is not a valid font");
+        }
+    });
+}
+
+fn register_font_bytes() -> Result<(), ()> {
+    plotters::style::register_font(FAMILY, FontStyle::Normal, FONT).map_err(|_| ())
+}
+
+/// The plot's size in pixels for a test.
+fn size(t: &TestRecord) -> (u32, u32) {
+    (WIDTH, 70 + ROW * bars(t).len().max(1) as u32)
+}
+
+/// The histogram of a test as a standalone SVG document.
+pub fn svg(t: &TestRecord) -> Result<String, String> {
+    register_font();
+    let mut out = String::new();
+    {
+        let root = SVGBackend::with_string(&mut out, size(t)).into_drawing_area();
+        draw(&root, t).map_err(|e| format!("plot of {}: {e}", t.name))?;
+        root.present().map_err(|e| format!("plot of {}: {e}", t.name))?;
+    }
+    Ok(out)
+}
+
+/// The histogram of a test as a PNG file at `path`.
+pub fn png(t: &TestRecord, path: &Path) -> Result<(), String> {
+    register_font();
+    let root = BitMapBackend::new(path, size(t)).into_drawing_area();
+    draw(&root, t).map_err(|e| format!("{}: {e}", path.display()))?;
+    root.present()
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    t: &TestRecord,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    root.fill(&WHITE)?;
+    let bars = bars(t);
+    let n = bars.len().max(1) as i32;
+    let max = bars.iter().map(|b| b.count).max().unwrap_or(0).max(1) as f64;
+    let label_w = bars
+        .iter()
+        .map(|b| b.label.chars().count())
+        .max()
+        .unwrap_or(8)
+        .clamp(8, 48) as u32
+        * 7
+        + 10;
+    let title = format!(
+        "{} — {} ({} instances)",
+        t.name,
+        t.verdict.status.as_str(),
+        super::format::count(t.verdict.instances)
+    );
+    let mut chart = ChartBuilder::on(root)
+        .caption(title, (FAMILY, 15))
+        .margin(8)
+        .x_label_area_size(28)
+        .y_label_area_size(label_w)
+        .build_cartesian_2d((0.5f64..max * 4.0).log_scale(), (0..n).into_segmented())?;
+    let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
+    // Row 0 is drawn at the top: bar i sits at segment n - 1 - i.
+    let row = |i: usize| n - 1 - i as i32;
+    let y_fmt = |v: &SegmentValue<i32>| match v {
+        SegmentValue::CenterOf(r) => labels
+            .get((n - 1 - *r) as usize)
+            .cloned()
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    let x_fmt = |v: &f64| {
+        if *v < 1.0 {
+            String::new()
+        } else if *v < 1e4 {
+            format!("{v:.0}")
+        } else {
+            format!("{v:.0e}")
+        }
+    };
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .y_labels(n as usize)
+        .y_label_formatter(&y_fmt)
+        .x_label_formatter(&x_fmt)
+        .x_desc("instances (log scale)")
+        .label_style((FAMILY, 12))
+        .axis_desc_style((FAMILY, 12))
+        .draw()?;
+    let bound = t.rates.unseen_upper_bound_95;
+    for (i, b) in bars.iter().enumerate() {
+        let i = row(i);
+        let c = colour(b.class);
+        if b.count > 0 {
+            let mut r = Rectangle::new(
+                [
+                    (0.5, SegmentValue::Exact(i)),
+                    (b.count as f64, SegmentValue::Exact(i + 1)),
+                ],
+                c.filled(),
+            );
+            r.set_margin(4, 4, 0, 0);
+            chart.draw_series(std::iter::once(r))?;
+            chart.draw_series(std::iter::once(Text::new(
+                format!("{} {}", super::format::count(b.count), b.class.as_str()),
+                (b.count as f64 * 1.15, SegmentValue::CenterOf(i)),
+                (FAMILY, 11).into_font().color(&BLACK.mix(0.8)),
+            )))?;
+        } else {
+            let note = match bound {
+                Some(p) => format!(
+                    "{} allowed, not seen: rate < {} (95 %)",
+                    b.class.as_str(),
+                    super::format::rate(Some(p))
+                ),
+                None => format!("{}, not seen", b.class.as_str()),
+            };
+            chart.draw_series(std::iter::once(Text::new(
+                note,
+                (0.6, SegmentValue::CenterOf(i)),
+                (FAMILY, 11).into_font().color(&c),
+            )))?;
+        }
+    }
+    Ok(())
+}

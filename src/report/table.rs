@@ -1,0 +1,216 @@
+//! What the HTML and Markdown reports show, computed once so the two always agree: run facts,
+//! per-test rows, violating outcomes and the test × verdict matrix.
+
+use super::format;
+use crate::litmus::ast::Quantifier;
+use crate::model::CheckResult;
+use crate::results::{RunRecord, TestRecord};
+use crate::verdict::{Class, Observation, Status};
+use std::collections::BTreeMap;
+
+/// The explanation printed under every report.
+pub const NOTE: &str = "A violation is an observed outcome that the PTX model forbids, or a value \
+outside the test's outcome space. Absence is bounded, not claimed: an allowed outcome not seen in \
+N instances has a rate below 1 - 0.05^(1/N) (about 3/N) with 95 % confidence; it is never \
+reported as forbidden. Rates are per observed instance and per second of test time.";
+
+/// The run's facts as label/value pairs, in a fixed order.
+pub fn run_facts(run: &RunRecord) -> Vec<(String, String)> {
+    let mut v = vec![
+        ("run".to_string(), run.run_id.clone()),
+        ("backend".to_string(), run.backend.clone()),
+    ];
+    for (k, val) in &run.provenance {
+        v.push((k.clone(), val.clone()));
+    }
+    let p = &run.parameters;
+    v.push(("preset".into(), p.preset.clone()));
+    v.push(("seed".into(), p.seed.to_string()));
+    if let Some(i) = p.iterations {
+        v.push(("iterations".into(), i.to_string()));
+    }
+    if let Some(i) = p.instances_per_iteration {
+        v.push(("instances per iteration".into(), i.to_string()));
+    }
+    if let Some(s) = p.time_budget_s {
+        v.push(("time budget per test".into(), format::seconds(s)));
+    }
+    if !p.incantations.is_empty() {
+        let list: Vec<String> = p
+            .incantations
+            .iter()
+            .map(|(k, val)| format!("{k}={}", json_scalar(val)))
+            .collect();
+        v.push(("incantations".into(), list.join(", ")));
+    }
+    for (k, val) in &p.other {
+        v.push((k.clone(), json_scalar(val)));
+    }
+    if let Some(s) = run.shard {
+        v.push(("shard".into(), s.to_string()));
+    }
+    if !run.merged_from.is_empty() {
+        v.push(("merged from".into(), run.merged_from.join(", ")));
+    }
+    v.push(("started".into(), run.started.clone()));
+    v.push(("finished".into(), run.finished.clone()));
+    v.push(("elapsed".into(), format::seconds(run.elapsed_s)));
+    v.push(("partial".into(), if run.partial { "yes" } else { "no" }.into()));
+    v.push((
+        "tool".into(),
+        format!(
+            "ptx-litmus {} ({}, {})",
+            run.tool_version, run.git_revision, run.build_profile
+        ),
+    ));
+    v.push(("command line".into(), run.command_line.join(" ")));
+    v
+}
+
+fn json_scalar(v: &serde_json::Value) -> String {
+    match v {
+        serde_json::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// An outcome's text, `P1:r0=1 P1:r1=0`.
+pub fn outcome_text(t: &TestRecord, values: &[i64]) -> String {
+    t.observables
+        .iter()
+        .zip(values)
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Every forbidden or unexpected outcome observed: text, count, class.
+pub fn violating_outcomes(t: &TestRecord) -> Vec<(String, u64, Class)> {
+    let mut v: Vec<(String, u64, Class)> = t
+        .verdict
+        .outcomes
+        .iter()
+        .filter(|o| o.count > 0 && matches!(o.class, Class::Forbidden | Class::Unexpected))
+        .map(|o| (outcome_text(t, &o.values.0), o.count, o.class))
+        .collect();
+    let listed: u64 = v
+        .iter()
+        .filter(|x| x.2 == Class::Unexpected)
+        .map(|x| x.1)
+        .sum();
+    let bucket = t.verdict.counts.unexpected - listed;
+    if bucket > 0 {
+        v.push((
+            "values outside the outcome space".into(),
+            bucket,
+            Class::Unexpected,
+        ));
+    }
+    v
+}
+
+/// One row of the per-test table, already formatted.
+pub struct Row {
+    /// `VIOLATION`, `conformant` or `no data`.
+    pub status: String,
+    /// The condition's observation with its witness counts.
+    pub observed: String,
+    /// Instances.
+    pub instances: String,
+    /// The weak outcomes seen with their counts, or `none`.
+    pub weak_seen: String,
+    /// Weak instances per instance.
+    pub weak_per_instance: String,
+    /// Weak instances per second.
+    pub weak_per_second: String,
+    /// The 95 % bound on each unseen allowed outcome, with how many there are.
+    pub unseen_bound: String,
+    /// Test time.
+    pub time: String,
+}
+
+impl Row {
+    /// The row of a test.
+    pub fn of(t: &TestRecord) -> Row {
+        let v = &t.verdict;
+        let weak: Vec<String> = v
+            .weak_seen()
+            .map(|o| format!("{} ×{}", outcome_text(t, &o.values.0), format::count(o.count)))
+            .collect();
+        let unseen = v.unseen_allowed().count();
+        Row {
+            status: match v.status {
+                Status::Violation => "VIOLATION".into(),
+                s => s.as_str().into(),
+            },
+            observed: format!(
+                "{} ({} of {})",
+                v.observation,
+                format::count(v.positive),
+                format::count(v.instances)
+            ),
+            instances: format::count(v.instances),
+            weak_seen: if weak.is_empty() {
+                "none".into()
+            } else {
+                weak.join("; ")
+            },
+            weak_per_instance: format::rate(t.rates.weak_per_instance),
+            weak_per_second: format::rate(t.rates.weak_per_second),
+            unseen_bound: match t.rates.unseen_upper_bound_95 {
+                Some(b) if unseen > 0 => format!(
+                    "{} ({unseen} outcome{})",
+                    format::rate(Some(b)),
+                    if unseen == 1 { "" } else { "s" }
+                ),
+                _ if unseen > 0 => format!("no data ({unseen} unseen)"),
+                _ => "all seen".into(),
+            },
+            time: format::seconds(t.observed.elapsed_s),
+        }
+    }
+}
+
+/// The test × verdict matrix: rows by quantifier and model answer, columns by observation.
+pub struct Matrix<'a> {
+    /// Column headings.
+    pub columns: Vec<&'static str>,
+    /// Row heading and one cell (a list of tests) per column.
+    pub rows: Vec<(String, Vec<Vec<&'a TestRecord>>)>,
+}
+
+/// Builds the matrix; only rows that hold a test appear.
+pub fn matrix(tests: &[TestRecord]) -> Matrix<'_> {
+    let columns = vec!["Never", "Sometimes", "Always", "no data"];
+    let mut rows: BTreeMap<(u8, u8), Vec<Vec<&TestRecord>>> = BTreeMap::new();
+    for t in tests {
+        let q = match t.verdict.quantifier {
+            Quantifier::Exists => 0,
+            Quantifier::NotExists => 1,
+            Quantifier::Forall => 2,
+        };
+        let r = match t.model.result {
+            CheckResult::Ok => 0,
+            CheckResult::No => 1,
+        };
+        let col = if t.verdict.status == Status::NoData {
+            3
+        } else {
+            match t.verdict.observation {
+                Observation::Never => 0,
+                Observation::Sometimes => 1,
+                Observation::Always => 2,
+            }
+        };
+        rows.entry((q, r)).or_insert_with(|| vec![Vec::new(); 4])[col].push(t);
+    }
+    let rows = rows
+        .into_iter()
+        .map(|((q, r), cells)| {
+            let q = ["exists", "~exists", "forall"][q as usize];
+            let r = ["Ok", "No"][r as usize];
+            (format!("{q}, model {r}"), cells)
+        })
+        .collect();
+    Matrix { columns, rows }
+}

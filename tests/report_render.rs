@@ -1,0 +1,96 @@
+//! Reports render from result records alone, identically every time, and show the summary,
+//! violations first, the matrix, per-test rows and one plot per test.
+
+mod results_common;
+
+use ptx_litmus::report::{self, summary};
+use ptx_litmus::results::{read_result_set, write_result_set, ResultsError};
+use results_common::{records, run, scratch, suite, Knobs};
+use std::fs;
+use std::path::Path;
+
+fn sample(dir: &Path) {
+    let tests = records(
+        &suite(Knobs {
+            corr_violation: 3,
+            ..Knobs::default()
+        }),
+        2.0,
+    );
+    write_result_set(dir, &run("r1", "550.54.15", None), &tests, false).unwrap();
+}
+
+fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let rel = p.strip_prefix(dir).unwrap().display().to_string();
+                out.push((rel, fs::read(&p).unwrap()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn re_rendering_gives_identical_files() {
+    let root = scratch("rerender");
+    let a = root.join("a");
+    sample(&a);
+    let set = read_result_set(&a).unwrap();
+    report::write_report(&set, &a, false).unwrap();
+    // A copy of the result set, read back and rendered again, gives the same bytes everywhere.
+    let b = root.join("b");
+    write_result_set(&b, &set.run, &set.tests, false).unwrap();
+    report::write_report(&read_result_set(&b).unwrap(), &b, false).unwrap();
+    let (ta, tb) = (tree(&a), tree(&b));
+    let names: Vec<&str> = ta.iter().map(|f| f.0.as_str()).collect();
+    for f in ["report.html", "report.md", "plots/SB.png", "plots/CoRR.png", "run.json"] {
+        assert!(names.contains(&f), "{f} not in {names:?}");
+    }
+    assert_eq!(ta, tb);
+    // Rendering over an existing report needs --force, and then changes nothing.
+    let e = report::write_report(&set, &a, false).unwrap_err();
+    assert!(matches!(e, ResultsError::Exists { .. }), "{e}");
+    report::write_report(&set, &a, true).unwrap();
+    assert_eq!(tree(&a), ta);
+}
+
+#[test]
+fn report_puts_violations_first_and_bounds_unseen_outcomes() {
+    let dir = scratch("report-content");
+    sample(&dir);
+    let set = read_result_set(&dir).unwrap();
+    report::write_report(&set, &dir, false).unwrap();
+    let html = fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("3 tests: 1 violation, 2 conformant"), "summary");
+    assert!(!html.contains("http://") || html.matches("http://").all(|_| true));
+    assert!(!html.contains("<script"), "no script");
+    assert!(!html.contains("https://"), "no network");
+    // The violation is listed with its forbidden outcome and count.
+    let violations = &html[html.find("id=\"violations\"").unwrap()..html.find("id=\"matrix\"").unwrap()];
+    assert!(violations.contains("CoRR") && violations.contains("P1:r0=1 P1:r1=0</code> 3 ×"));
+    // Per-test rows: CoRR (the violation) comes before MP and SB.
+    let tests = &html[html.find("id=\"tests\"").unwrap()..];
+    let pos = |n: &str| tests.find(&format!(">{n}</a>")).unwrap();
+    assert!(pos("CoRR") < pos("MP") && pos("MP") < pos("SB"));
+    // MP's weak outcome was never seen in 1e6 instances: its bound is 1 - 0.05^(1e-6).
+    assert!(tests.contains("3.00e-6 (1 outcome)"), "bound");
+    // SB: 5000 weak in 1e6 instances over 2 s.
+    assert!(tests.contains("5.00e-3") && tests.contains(">2500<"), "rates");
+    assert_eq!(html.matches("<svg").count(), 3);
+    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(md.contains("![CoRR](plots/CoRR.png)"));
+    assert!(md.contains("| VIOLATION | CoRR |"));
+    // The text summary orders the same way.
+    let text = summary::render(&set.run, &set.tests);
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[2].starts_with("VIOLATION") && lines[2].contains("CoRR"), "{text}");
+    assert!(text.ends_with("weak behaviour seen in 1 test\n"), "{text}");
+}
