@@ -35,6 +35,12 @@ pub enum Command {
     /// parses back to the same test. The last line, `(* hash H *)`, is a comment holding the
     /// test hash: 16 hex digits that ignore formatting, comments, name and doc strings.
     Show(ShowArgs),
+    /// Render report.html, report.md and plots/*.png for a result set.
+    Report(ReportArgs),
+    /// Compare two result sets; exit 1 when B has a violation that A did not.
+    Diff(DiffArgs),
+    /// Combine result sets of one campaign (shards, repeated runs) into one.
+    Merge(MergeArgs),
 }
 
 /// Arguments of `list`.
@@ -49,4 +55,46 @@ pub struct ListArgs {
 pub struct ShowArgs {
     /// The test file, or the name of a test under `litmus/` (its file name without `.litmus`).
     pub test: PathBuf,
+}
+
+/// Arguments of `report`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The result set (a directory holding run.json).
+    pub results: PathBuf,
+    /// Where to write the report (default: the result set itself).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Overwrite an existing report.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `diff`.
+#[derive(Debug, Args)]
+pub struct DiffArgs {
+    /// The baseline result set.
+    pub a: PathBuf,
+    /// The result set compared with it.
+    pub b: PathBuf,
+    /// Also write the comparison as a self-contained HTML page here.
+    #[arg(long)]
+    pub html: Option<PathBuf>,
+    /// Overwrite the HTML file if it exists.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The result sets to combine.
+    #[arg(required = true)]
+    pub dirs: Vec<PathBuf>,
+    /// The merged result set's directory; its last component becomes the run id.
+    #[arg(long, short)]
+    pub out: PathBuf,
+    /// Overwrite an existing result set there.
+    #[arg(long)]
+    pub force: bool,
 }

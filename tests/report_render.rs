@@ -51,7 +51,13 @@ fn re_rendering_gives_identical_files() {
     report::write_report(&read_result_set(&b).unwrap(), &b, false).unwrap();
     let (ta, tb) = (tree(&a), tree(&b));
     let names: Vec<&str> = ta.iter().map(|f| f.0.as_str()).collect();
-    for f in ["report.html", "report.md", "plots/SB.png", "plots/CoRR.png", "run.json"] {
+    for f in [
+        "report.html",
+        "report.md",
+        "plots/SB.png",
+        "plots/CoRR.png",
+        "run.json",
+    ] {
         assert!(names.contains(&f), "{f} not in {names:?}");
     }
     assert_eq!(ta, tb);
@@ -69,12 +75,16 @@ fn report_puts_violations_first_and_bounds_unseen_outcomes() {
     let set = read_result_set(&dir).unwrap();
     report::write_report(&set, &dir, false).unwrap();
     let html = fs::read_to_string(dir.join("report.html")).unwrap();
-    assert!(html.contains("3 tests: 1 violation, 2 conformant"), "summary");
+    assert!(
+        html.contains("3 tests: 1 violation, 2 conformant"),
+        "summary"
+    );
     assert!(!html.contains("http://") || html.matches("http://").all(|_| true));
     assert!(!html.contains("<script"), "no script");
     assert!(!html.contains("https://"), "no network");
     // The violation is listed with its forbidden outcome and count.
-    let violations = &html[html.find("id=\"violations\"").unwrap()..html.find("id=\"matrix\"").unwrap()];
+    let violations =
+        &html[html.find("id=\"violations\"").unwrap()..html.find("id=\"matrix\"").unwrap()];
     assert!(violations.contains("CoRR") && violations.contains("P1:r0=1 P1:r1=0</code> 3 ×"));
     // Per-test rows: CoRR (the violation) comes before MP and SB.
     let tests = &html[html.find("id=\"tests\"").unwrap()..];
@@ -83,7 +93,10 @@ fn report_puts_violations_first_and_bounds_unseen_outcomes() {
     // MP's weak outcome was never seen in 1e6 instances: its bound is 1 - 0.05^(1e-6).
     assert!(tests.contains("3.00e-6 (1 outcome)"), "bound");
     // SB: 5000 weak in 1e6 instances over 2 s.
-    assert!(tests.contains("5.00e-3") && tests.contains(">2500<"), "rates");
+    assert!(
+        tests.contains("5.00e-3") && tests.contains(">2500<"),
+        "rates"
+    );
     assert_eq!(html.matches("<svg").count(), 3);
     let md = fs::read_to_string(dir.join("report.md")).unwrap();
     assert!(md.contains("![CoRR](plots/CoRR.png)"));
@@ -91,6 +104,9 @@ fn report_puts_violations_first_and_bounds_unseen_outcomes() {
     // The text summary orders the same way.
     let text = summary::render(&set.run, &set.tests);
     let lines: Vec<&str> = text.lines().collect();
-    assert!(lines[2].starts_with("VIOLATION") && lines[2].contains("CoRR"), "{text}");
+    assert!(
+        lines[2].starts_with("VIOLATION") && lines[2].contains("CoRR"),
+        "{text}"
+    );
     assert!(text.ends_with("weak behaviour seen in 1 test\n"), "{text}");
 }

@@ -3,7 +3,10 @@
 use crate::cli::{Cli, Command};
 use clap::Parser;
 
+mod diff;
 mod list;
+mod merge;
+mod report;
 mod show;
 
 /// How a command ended, as the process exit code.
@@ -37,5 +40,8 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
     match cli.command {
         Command::List(args) => list::run(&args),
         Command::Show(args) => show::run(&args),
+        Command::Report(args) => report::run(&args),
+        Command::Diff(args) => diff::run(&args),
+        Command::Merge(args) => merge::run(&args),
     }
 }

@@ -111,8 +111,16 @@ pub fn diff(a: &ResultSet, b: &ResultSet) -> Diff {
         verdict_changes: Vec::new(),
         rates: Vec::new(),
         threshold: ALPHA,
-        only_a: ma.keys().filter(|k| !mb.contains_key(*k)).cloned().collect(),
-        only_b: mb.keys().filter(|k| !ma.contains_key(*k)).cloned().collect(),
+        only_a: ma
+            .keys()
+            .filter(|k| !mb.contains_key(*k))
+            .cloned()
+            .collect(),
+        only_b: mb
+            .keys()
+            .filter(|k| !ma.contains_key(*k))
+            .cloned()
+            .collect(),
         changed: Vec::new(),
     };
     let violation = |t: &TestRecord| t.verdict.status == Status::Violation;
@@ -194,7 +202,11 @@ pub fn text(d: &Diff) -> String {
         }
     };
     list(&mut s, "New violations in B", &d.new_violations);
-    list(&mut s, "Violations in A resolved in B", &d.resolved_violations);
+    list(
+        &mut s,
+        "Violations in A resolved in B",
+        &d.resolved_violations,
+    );
     let _ = writeln!(s, "\nVerdict changes: {}", d.verdict_changes.len());
     for c in &d.verdict_changes {
         let _ = writeln!(s, "  {}: {} -> {}", c.name, c.a, c.b);
@@ -220,7 +232,11 @@ pub fn text(d: &Diff) -> String {
     }
     list(&mut s, "Only in A", &d.only_a);
     list(&mut s, "Only in B", &d.only_b);
-    list(&mut s, "Same name, different test (hash differs; not compared)", &d.changed);
+    list(
+        &mut s,
+        "Same name, different test (hash differs; not compared)",
+        &d.changed,
+    );
     let _ = writeln!(s, "\n{}", method_note(d));
     s
 }
@@ -242,7 +258,11 @@ pub fn html(d: &Diff) -> String {
         esc(&d.runs.1)
     );
     let list = |h: &mut String, id: &str, title: &str, items: &[String], class: &str| {
-        let _ = writeln!(h, "<section id=\"{id}\">\n<h2>{title} ({})</h2>", items.len());
+        let _ = writeln!(
+            h,
+            "<section id=\"{id}\">\n<h2>{title} ({})</h2>",
+            items.len()
+        );
         if !items.is_empty() {
             let _ = writeln!(h, "<ul>");
             for i in items {
@@ -252,8 +272,20 @@ pub fn html(d: &Diff) -> String {
         }
         let _ = writeln!(h, "</section>");
     };
-    list(&mut h, "new-violations", "New violations in B", &d.new_violations, "violation");
-    list(&mut h, "resolved", "Violations in A resolved in B", &d.resolved_violations, "");
+    list(
+        &mut h,
+        "new-violations",
+        "New violations in B",
+        &d.new_violations,
+        "violation",
+    );
+    list(
+        &mut h,
+        "resolved",
+        "Violations in A resolved in B",
+        &d.resolved_violations,
+        "",
+    );
     let _ = writeln!(
         h,
         "<section id=\"verdicts\">\n<h2>Verdict changes ({})</h2>\n<table>\n\

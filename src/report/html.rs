@@ -115,7 +115,13 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
         for cell in cells {
             let names: Vec<String> = cell
                 .iter()
-                .map(|t| format!("<span class=\"{}\">{}</span>", status_class(t), esc(&t.name)))
+                .map(|t| {
+                    format!(
+                        "<span class=\"{}\">{}</span>",
+                        status_class(t),
+                        esc(&t.name)
+                    )
+                })
                 .collect();
             let _ = write!(h, "<td>{}</td>", names.join(", "));
         }
@@ -134,11 +140,15 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
         let r = Row::of(t);
         let _ = writeln!(
             h,
-            "<tr class=\"{}\"><td class=\"{}\">{}</td><td><a href=\"#plot-{}\">{}</a></td>\
+            "<tr{}><td class=\"{}\">{}</td><td><a href=\"#plot-{}\">{}</a></td>\
              <td><code>{}</code></td><td>{}</td><td class=\"n\">{}</td><td>{}</td>\
              <td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td>\
              <td class=\"n\">{}</td></tr>",
-            status_class(t),
+            if t.verdict.status == Status::Violation {
+                " class=\"violation\""
+            } else {
+                ""
+            },
             status_class(t),
             esc(&r.status),
             esc(&stem_of(set, stems, t)),
@@ -155,7 +165,10 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
     }
     let _ = writeln!(h, "</table>\n</section>");
 
-    let _ = writeln!(h, "<section id=\"plots\">\n<h2>Histograms</h2>\n<p class=\"key\">");
+    let _ = writeln!(
+        h,
+        "<section id=\"plots\">\n<h2>Histograms</h2>\n<p class=\"key\">"
+    );
     for c in [Class::Sc, Class::Weak, Class::Forbidden, Class::Unexpected] {
         let _ = write!(
             h,
@@ -194,7 +207,11 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
         }
         let _ = writeln!(h, "</ul>\n</section>");
     }
-    let _ = writeln!(h, "<footer><p>{}</p></footer>\n</body>\n</html>", esc(table::NOTE));
+    let _ = writeln!(
+        h,
+        "<footer><p>{}</p></footer>\n</body>\n</html>",
+        esc(table::NOTE)
+    );
     Ok(h)
 }
 

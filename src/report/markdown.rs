@@ -16,7 +16,11 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
     let run = &set.run;
     let mut m = String::new();
     let _ = writeln!(m, "# ptx-litmus report: run {}\n", run.run_id);
-    let _ = writeln!(m, "## Summary\n\n**{}**\n", summary::totals_line(run, &set.tests));
+    let _ = writeln!(
+        m,
+        "## Summary\n\n**{}**\n",
+        summary::totals_line(run, &set.tests)
+    );
     let _ = writeln!(m, "| | |\n|---|---|");
     for (k, v) in table::run_facts(run) {
         let _ = writeln!(m, "| {} | {} |", cell(&k), cell(&v));
@@ -24,7 +28,10 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
     let ordered = summary::ordered(&set.tests);
     let _ = writeln!(m, "\n## Violations\n");
     let mut any = false;
-    for t in ordered.iter().filter(|t| t.verdict.status == Status::Violation) {
+    for t in ordered
+        .iter()
+        .filter(|t| t.verdict.status == Status::Violation)
+    {
         any = true;
         let parts: Vec<String> = table::violating_outcomes(t)
             .into_iter()

@@ -23,13 +23,20 @@ pub const PLOTS_DIR: &str = "plots";
 
 /// Renders `report.html`, `report.md` and `plots/<test>.png` for `set` into `out`; refuses to
 /// overwrite any of them unless `force`. Returns the files written.
-pub fn write_report(set: &ResultSet, out: &Path, force: bool) -> Result<Vec<PathBuf>, ResultsError> {
+pub fn write_report(
+    set: &ResultSet,
+    out: &Path,
+    force: bool,
+) -> Result<Vec<PathBuf>, ResultsError> {
     let tests: Vec<&TestRecord> = set.tests.iter().collect();
     let stems = record_stems(&tests);
     let html_path = out.join(HTML_FILE);
     let md_path = out.join(MARKDOWN_FILE);
     let plots = out.join(PLOTS_DIR);
-    let pngs: Vec<PathBuf> = stems.iter().map(|s| plots.join(format!("{s}.png"))).collect();
+    let pngs: Vec<PathBuf> = stems
+        .iter()
+        .map(|s| plots.join(format!("{s}.png")))
+        .collect();
     if !force {
         for p in [&html_path, &md_path].into_iter().chain(&pngs) {
             if p.exists() {
@@ -37,7 +44,8 @@ pub fn write_report(set: &ResultSet, out: &Path, force: bool) -> Result<Vec<Path
             }
         }
     }
-    let html = html::render(set, &stems).map_err(|message| ResultsError::Incompatible { message })?;
+    let html =
+        html::render(set, &stems).map_err(|message| ResultsError::Incompatible { message })?;
     let md = markdown::render(set, &stems);
     results::create_dir(&plots)?;
     for (t, p) in set.tests.iter().zip(&pngs) {

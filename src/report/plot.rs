@@ -91,7 +91,7 @@ fn register_font_bytes() -> Result<(), ()> {
 
 /// The plot's size in pixels for a test.
 fn size(t: &TestRecord) -> (u32, u32) {
-    (WIDTH, 70 + ROW * bars(t).len().max(1) as u32)
+    (WIDTH, 82 + ROW * bars(t).len().max(1) as u32)
 }
 
 /// The histogram of a test as a standalone SVG document.
@@ -101,7 +101,8 @@ pub fn svg(t: &TestRecord) -> Result<String, String> {
     {
         let root = SVGBackend::with_string(&mut out, size(t)).into_drawing_area();
         draw(&root, t).map_err(|e| format!("plot of {}: {e}", t.name))?;
-        root.present().map_err(|e| format!("plot of {}: {e}", t.name))?;
+        root.present()
+            .map_err(|e| format!("plot of {}: {e}", t.name))?;
     }
     Ok(out)
 }
@@ -140,7 +141,7 @@ fn draw<DB: DrawingBackend>(
     let mut chart = ChartBuilder::on(root)
         .caption(title, (FAMILY, 15))
         .margin(8)
-        .x_label_area_size(28)
+        .x_label_area_size(40)
         .y_label_area_size(label_w)
         .build_cartesian_2d((0.5f64..max * 4.0).log_scale(), (0..n).into_segmented())?;
     let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();

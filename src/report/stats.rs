@@ -46,11 +46,7 @@ pub fn two_proportion(k1: u64, n1: u64, k2: u64, n2: u64) -> Option<(f64, Method
 fn fisher_two_sided(k1: u64, n1: u64, n2: u64, k: u64) -> f64 {
     // By symmetry, count the rarer of events and non-events (few terms either way).
     let n = n1 + n2;
-    let (k1, k) = if k > n - k {
-        (n1 - k1, n - k)
-    } else {
-        (k1, k)
-    };
+    let (k1, k) = if k > n - k { (n1 - k1, n - k) } else { (k1, k) };
     let lo = k.saturating_sub(n2);
     let hi = k.min(n1);
     // log P(X = i) up to a constant, by the ratio P(i+1)/P(i) = (n1-i)(k-i) / ((i+1)(n2-k+i+1)).
@@ -100,8 +96,7 @@ pub fn erfc(x: f64) -> f64 {
                     + t * (-0.186_288_06
                         + t * (0.278_868_07
                             + t * (-1.135_203_98
-                                + t * (1.488_515_87
-                                    + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
     let r = t * poly.exp();
     if x >= 0.0 {
         r

@@ -55,7 +55,10 @@ pub fn run_facts(run: &RunRecord) -> Vec<(String, String)> {
     v.push(("started".into(), run.started.clone()));
     v.push(("finished".into(), run.finished.clone()));
     v.push(("elapsed".into(), format::seconds(run.elapsed_s)));
-    v.push(("partial".into(), if run.partial { "yes" } else { "no" }.into()));
+    v.push((
+        "partial".into(),
+        if run.partial { "yes" } else { "no" }.into(),
+    ));
     v.push((
         "tool".into(),
         format!(
@@ -135,7 +138,13 @@ impl Row {
         let v = &t.verdict;
         let weak: Vec<String> = v
             .weak_seen()
-            .map(|o| format!("{} ×{}", outcome_text(t, &o.values.0), format::count(o.count)))
+            .map(|o| {
+                format!(
+                    "{} ×{}",
+                    outcome_text(t, &o.values.0),
+                    format::count(o.count)
+                )
+            })
             .collect();
         let unseen = v.unseen_allowed().count();
         Row {

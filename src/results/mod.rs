@@ -14,8 +14,8 @@ pub mod time;
 
 pub use error::ResultsError;
 pub use io::{
-    create_dir, file_stem, read_record, read_result_set, record_stems, to_json, write_bytes, write_result_set,
-    write_text, ResultSet, LOG_FILE, RUN_FILE, TESTS_DIR,
+    create_dir, file_stem, read_record, read_result_set, record_stems, to_json, write_bytes,
+    write_result_set, write_text, ResultSet, LOG_FILE, RUN_FILE, TESTS_DIR,
 };
 pub use merge::merge;
 pub use record::{

@@ -1,0 +1,185 @@
+//! `diff` on two result sets that differ by a planted violation and by a weak-rate change
+//! reports both and exits 1; `merge` and `report` work end to end through the command line.
+
+mod results_common;
+
+use ptx_litmus::report::diff;
+use ptx_litmus::results::{read_result_set, write_result_set, Shard};
+use results_common::{records, run, scratch, suite, Knobs};
+use std::path::Path;
+use std::process::Command;
+
+fn cli(args: &[&Path]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptx-litmus"))
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A: the baseline. B: CoRR now shows its forbidden outcome 3 times, SB's weak rate almost
+/// doubles, and MP was not run.
+fn two_sets(root: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (a, b) = (root.join("a"), root.join("b"));
+    let base = records(&suite(Knobs::default()), 2.0);
+    write_result_set(&a, &run("run-a", "550.54.15", None), &base, false).unwrap();
+    let changed = records(
+        &suite(Knobs {
+            corr_violation: 3,
+            sb_weak: 9_000,
+            ..Knobs::default()
+        }),
+        2.0,
+    );
+    let without_mp: Vec<_> = changed.into_iter().filter(|t| t.name != "MP").collect();
+    write_result_set(&b, &run("run-b", "560.28.03", None), &without_mp, false).unwrap();
+    (a, b)
+}
+
+#[test]
+fn planted_violation_and_rate_change_are_reported_and_exit_1() {
+    let root = scratch("diff");
+    let (a, b) = two_sets(&root);
+    let d = diff::diff(&read_result_set(&a).unwrap(), &read_result_set(&b).unwrap());
+    assert_eq!(d.new_violations, ["CoRR"]);
+    assert!(d.regressed());
+    assert_eq!(d.only_a, ["MP"]);
+    assert!(d.only_b.is_empty() && d.changed.is_empty());
+    let sig: Vec<_> = d.significant().map(|r| r.name.as_str()).collect();
+    assert_eq!(sig, ["SB"]);
+    // CoRR's weak count is 0 on both sides: compared, not significant.
+    let corr = d.rates.iter().find(|r| r.name == "CoRR").unwrap();
+    assert!(!corr.significant);
+    assert_eq!(d.threshold, 0.05 / 2.0);
+    assert!(d.verdict_changes.iter().any(|c| c.name == "CoRR"
+        && c.a.starts_with("conformant")
+        && c.b.starts_with("violation")));
+
+    let html_path = root.join("diff.html");
+    let (code, out, err) = cli(&[Path::new("diff"), &a, &b, Path::new("--html"), &html_path]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("New violations in B: 1\n  CoRR\n"), "{out}");
+    assert!(
+        out.contains("Significant weak-rate changes: 1 of 2 tests compared"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  SB: 5.00e-3 -> 9.00e-3 weak/instance (×1.8)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Fisher's exact"),
+        "the test used is stated: {out}"
+    );
+    assert!(out.contains("Only in A: 1\n  MP\n"), "{out}");
+    let html = std::fs::read_to_string(&html_path).unwrap();
+    assert!(html.contains("<li class=\"violation\">CoRR</li>"));
+    assert!(html.contains("<tr class=\"sig\"><td>SB</td>"));
+    // The HTML is not overwritten without --force.
+    let (code, _, err) = cli(&[Path::new("diff"), &a, &b, Path::new("--html"), &html_path]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("diff.html") && err.contains("--force"),
+        "{err}"
+    );
+
+    // The other way round, the violation is resolved: not a finding.
+    let (code, out, _) = cli(&[Path::new("diff"), &b, &a]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("Violations in A resolved in B: 1\n  CoRR\n"),
+        "{out}"
+    );
+    // A set against itself: nothing changes.
+    let (code, out, _) = cli(&[Path::new("diff"), &a, &a]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("Significant weak-rate changes: 0 of 3"),
+        "{out}"
+    );
+}
+
+#[test]
+fn changed_tests_are_not_compared() {
+    let root = scratch("diff-hash");
+    let (a, b) = two_sets(&root);
+    let mut set = read_result_set(&b).unwrap();
+    for t in &mut set.tests {
+        t.hash = format!("{}-v2", t.hash);
+        t.model.hash = t.hash.clone();
+        t.observed.hash = t.hash.clone();
+    }
+    let d = diff::diff(&read_result_set(&a).unwrap(), &set);
+    assert_eq!(d.changed, ["CoRR", "SB"]);
+    assert!(d.rates.is_empty() && d.verdict_changes.is_empty());
+    // CoRR's violation is new: A never ran this version of the test.
+    assert_eq!(d.new_violations, ["CoRR"]);
+}
+
+#[test]
+fn corrupt_input_is_an_error_naming_the_file() {
+    let root = scratch("diff-corrupt");
+    let (a, b) = two_sets(&root);
+    std::fs::write(b.join("run.json"), "{\"format\": \"ptx-litmus/run\", \"sch").unwrap();
+    let (code, _, err) = cli(&[Path::new("diff"), &a, &b]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("b/run.json") && err.contains("truncated"),
+        "{err}"
+    );
+}
+
+#[test]
+fn merge_and_report_through_the_command_line() {
+    let root = scratch("merge-cli");
+    let all = records(&suite(Knobs::default()), 1.0);
+    let mut dirs = Vec::new();
+    for i in 0..2u32 {
+        let shard = Shard { index: i, count: 2 };
+        let paths: Vec<String> = all.iter().map(|t| t.path.clone()).collect();
+        let mine = shard.select(&paths);
+        let tests: Vec<_> = all
+            .iter()
+            .filter(|t| mine.contains(&t.path))
+            .cloned()
+            .collect();
+        let dir = root.join(format!("shard{i}"));
+        let mut r = run(&format!("r{i}"), "550", Some(shard));
+        r.test_paths = mine;
+        write_result_set(&dir, &r, &tests, false).unwrap();
+        dirs.push(dir);
+    }
+    let out = root.join("campaign");
+    let (code, stdout, err) = cli(&[
+        Path::new("merge"),
+        &dirs[0],
+        &dirs[1],
+        Path::new("-o"),
+        &out,
+    ]);
+    assert_eq!(code, 0, "{stdout}{err}");
+    let merged = read_result_set(&out).unwrap();
+    assert_eq!(merged.tests, {
+        let mut t = all.clone();
+        t.sort_by(|a, b| a.name.cmp(&b.name));
+        t
+    });
+    assert_eq!(merged.run.merged_from, ["r0", "r1"]);
+    assert_eq!(merged.run.run_id, "campaign");
+    // Merging again into the same place needs --force.
+    let (code, _, err) = cli(&[Path::new("merge"), &dirs[0], Path::new("-o"), &out]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("run.json") && err.contains("--force"), "{err}");
+
+    let (code, stdout, err) = cli(&[Path::new("report"), &out]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("3 tests: 0 violations, 3 conformant"),
+        "{stdout}"
+    );
+    assert!(out.join("report.html").exists() && out.join("plots/MP.png").exists());
+}
