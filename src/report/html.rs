@@ -123,7 +123,11 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
                     )
                 })
                 .collect();
-            let _ = write!(h, "<td>{}</td>", names.join(", "));
+            if cell.is_empty() {
+                let _ = write!(h, "<td></td>");
+            } else {
+                let _ = write!(h, "<td><b>{}</b>: {}</td>", cell.len(), names.join(", "));
+            }
         }
         let _ = writeln!(h, "</tr>");
     }

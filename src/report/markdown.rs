@@ -50,7 +50,11 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
         let cells: Vec<String> = cells
             .iter()
             .map(|c| {
-                c.iter()
+                if c.is_empty() {
+                    return String::new();
+                }
+                let names = c
+                    .iter()
                     .map(|t| {
                         if t.verdict.status == Status::Violation {
                             format!("**{}**", cell(&t.name))
@@ -59,7 +63,8 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
                         }
                     })
                     .collect::<Vec<_>>()
-                    .join(", ")
+                    .join(", ");
+                format!("**{}**: {names}", c.len())
             })
             .collect();
         let _ = writeln!(m, "| {} | {} |", cell(row), cells.join(" | "));

@@ -7,7 +7,8 @@
 
 use super::error::ResultsError;
 use super::shard::Shard;
-use crate::litmus::ast::Condition;
+use crate::harness::{Budget, RunParams, TestRun};
+use crate::litmus::ast::{Condition, Test};
 use crate::model::{CheckResult, ModelVerdict};
 use crate::outcome::{Histogram, Outcome};
 use crate::verdict::{self, TestVerdict};
@@ -69,7 +70,9 @@ pub struct Parameters {
     pub preset: String,
     /// Every incantation's value, by its name (`testing_ctas`, `mem_stress_pct`, ...).
     pub incantations: BTreeMap<String, serde_json::Value>,
-    /// Launches (GPU) or rounds (CPU) per test, when bounded by count.
+    /// Instances per test, when bounded by count.
+    pub instances: Option<u64>,
+    /// Launches (GPU) or rounds (CPU) per test, when fixed.
     pub iterations: Option<u64>,
     /// Seconds per test, when bounded by time.
     pub time_budget_s: Option<f64>,
@@ -188,6 +191,29 @@ pub struct Observed<'a> {
     pub elapsed_s: f64,
 }
 
+impl Parameters {
+    /// The parameters a backend ran with (its resolved [`RunParams`]): the stress preset, the
+    /// budget, the seed, and every backend option under `other`.
+    pub fn from_run_params(p: &RunParams) -> Parameters {
+        let (instances, time_budget_s) = match p.budget {
+            Budget::Instances(n) => (Some(n), None),
+            Budget::Seconds(s) => (None, Some(s)),
+        };
+        Parameters {
+            preset: p.stress.clone(),
+            instances,
+            time_budget_s,
+            seed: p.seed,
+            other: p
+                .options
+                .iter()
+                .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                .collect(),
+            ..Parameters::default()
+        }
+    }
+}
+
 impl RunRecord {
     /// A record for a run starting now, stamped with this build's version and revision; the
     /// caller fills in provenance, shard, timings and tests as the run goes.
@@ -259,6 +285,37 @@ impl TestRecord {
             condition: test.condition,
             notes: BTreeMap::new(),
         })
+    }
+
+    /// The record of `test` (read from `path`) as run by a backend, judged against the model's
+    /// verdict on the same test. The hash and condition text come from the test itself.
+    pub fn from_run(
+        path: &str,
+        test: &Test,
+        model: &ModelVerdict,
+        run: &TestRun,
+    ) -> Result<TestRecord, ResultsError> {
+        let hash = crate::litmus::hash(test);
+        // The canonical print ends with the condition, on one line.
+        let printed = crate::litmus::print(test);
+        let condition = printed.lines().last().unwrap_or_default().to_string();
+        TestRecord::new(
+            TestIdentity {
+                name: test.name.clone(),
+                path: path.into(),
+                hash: hash.clone(),
+                condition,
+            },
+            &test.condition,
+            &hash,
+            model,
+            Observed {
+                hash: &hash,
+                histogram: &run.histogram,
+                skipped: run.info.skipped,
+                elapsed_s: run.info.elapsed_s,
+            },
+        )
     }
 
     /// Checks that the model data and the observation belong to this record's test.
