@@ -110,3 +110,22 @@ fn report_puts_violations_first_and_bounds_unseen_outcomes() {
     );
     assert!(text.ends_with("weak behaviour seen in 1 test\n"), "{text}");
 }
+
+#[test]
+fn empty_and_partial_sets_render() {
+    let dir = scratch("report-empty");
+    let mut r = run("empty", "550", None);
+    r.partial = true;
+    r.skipped_tests.push(ptx_litmus::results::SkippedTest {
+        path: "litmus/x.litmus".into(),
+        reason: "x.litmus:3:7: expected `;`".into(),
+    });
+    write_result_set(&dir, &r, &[], false).unwrap();
+    let set = read_result_set(&dir).unwrap();
+    assert!(set.tests.is_empty());
+    report::write_report(&set, &dir, false).unwrap();
+    let html = fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("0 tests: 0 violations, 0 conformant, 0 without data"));
+    assert!(html.contains("<li><code>litmus/x.litmus</code>: x.litmus:3:7: expected `;`</li>"));
+    assert!(summary::render(&set.run, &set.tests).contains(", PARTIAL"));
+}
