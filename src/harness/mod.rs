@@ -1,13 +1,14 @@
 //! Backends that run a test many times on real hardware and count its final states.
 //!
-//! The types here are shared by every backend (the CPU backend in [`cpu`], a CUDA backend in
-//! `cuda`): a backend takes a [`Test`](crate::litmus::ast::Test) and [`RunParams`] and returns a
+//! The types here are shared by every backend (the CPU backend in [`cpu`], the CUDA backend in
+//! [`cuda`]): a backend takes a [`Test`](crate::litmus::ast::Test) and [`RunParams`] and returns a
 //! [`TestRun`], the observed [`Histogram`] plus [`RunInfo`] (how many instances, how fast, on
 //! what). Backends never judge outcomes: the model and `verdict` do that from the histogram.
 //!
 //! Invariant of every [`TestRun`]: `histogram.total() + info.skipped == info.instances`.
 
 pub mod cpu;
+pub mod cuda;
 
 use crate::outcome::Histogram;
 use serde::{Deserialize, Serialize};

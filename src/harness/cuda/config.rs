@@ -1,0 +1,277 @@
+//! Launch configuration, checked against the device before anything is launched: grid and CTA
+//! sizes, the cluster launch (and whether the cluster dimension goes in a launch attribute or
+//! comes from the kernel itself), and the kernel arguments in the order of
+//! [`crate::codegen::PARAMS`]. Pure: no driver calls, so it is tested without a GPU.
+
+use crate::codegen::{LaunchConfig, Param, PARAMS};
+
+/// What the device allows, read once by `detect`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    /// Threads per CTA.
+    pub max_threads_per_block: u32,
+    /// CTAs in the x dimension of a grid.
+    pub max_grid_x: u32,
+    /// Bytes of shared memory one CTA may use without opting in.
+    pub max_shared_per_block: u32,
+    /// Whether the device launches thread-block clusters (compute capability 9.0 and later).
+    pub cluster_launch: bool,
+}
+
+/// How the cluster dimension of a launch is given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClusterMode {
+    /// An ordinary launch: every CTA is its own cluster.
+    None,
+    /// `cuLaunchKernelEx` with the `CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION` attribute.
+    Attribute([u32; 3]),
+    /// The kernel states its cluster size (`.reqnctapercluster`); the launch must not set it
+    /// again, so it goes without the attribute and the driver uses the kernel's.
+    CompileTime([u32; 3]),
+}
+
+/// A checked launch of one kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LaunchPlan {
+    /// Entry name.
+    pub entry: String,
+    /// Grid in CTAs.
+    pub grid: [u32; 3],
+    /// CTA in threads.
+    pub block: [u32; 3],
+    /// Dynamic shared memory bytes.
+    pub shared_bytes: u32,
+    /// The cluster launch.
+    pub cluster: ClusterMode,
+}
+
+impl LaunchPlan {
+    /// Checks `config` against `limits`. `required_cluster_width` is the kernel's
+    /// `CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH` (0 when it states no cluster size).
+    pub fn new(
+        config: &LaunchConfig,
+        limits: &DeviceLimits,
+        required_cluster_width: u32,
+    ) -> Result<LaunchPlan, String> {
+        let e = &config.entry;
+        if config.grid.contains(&0) || config.block.contains(&0) {
+            return Err(format!(
+                "{e}: empty grid {:?} or CTA {:?}",
+                config.grid, config.block
+            ));
+        }
+        let threads: u64 = config.block.iter().map(|&d| u64::from(d)).product();
+        if threads > u64::from(limits.max_threads_per_block) {
+            return Err(format!(
+                "{e}: {threads} threads per CTA, the device allows {}",
+                limits.max_threads_per_block
+            ));
+        }
+        if config.grid[0] > limits.max_grid_x || config.grid[1] > 65535 || config.grid[2] > 65535 {
+            return Err(format!("{e}: grid {:?} exceeds the device's", config.grid));
+        }
+        if config.dynamic_shared_bytes > limits.max_shared_per_block {
+            return Err(format!(
+                "{e}: {} bytes of dynamic shared memory, the device allows {}",
+                config.dynamic_shared_bytes, limits.max_shared_per_block
+            ));
+        }
+        let cluster = match config.cluster {
+            None if required_cluster_width > 1 => {
+                return Err(format!(
+                    "{e}: the kernel requires clusters of {required_cluster_width} CTAs but the \
+                     layout launches none"
+                ))
+            }
+            None => ClusterMode::None,
+            Some(dim) => {
+                if !limits.cluster_launch {
+                    return Err(format!(
+                        "{e}: the test needs a cluster launch of {dim:?} CTAs, which this device \
+                         does not support"
+                    ));
+                }
+                let size: u64 = dim.iter().map(|&d| u64::from(d)).product();
+                if dim.contains(&0) || size > 8 {
+                    return Err(format!(
+                        "{e}: cluster {dim:?} is not a portable cluster size (1 to 8 CTAs)"
+                    ));
+                }
+                if let Some(k) = (0..3).find(|&k| config.grid[k] % dim[k] != 0) {
+                    return Err(format!(
+                        "{e}: grid {:?} is not a whole number of clusters {dim:?} (dimension {k})",
+                        config.grid
+                    ));
+                }
+                match required_cluster_width {
+                    0 => ClusterMode::Attribute(dim),
+                    w if w == dim[0] => ClusterMode::CompileTime(dim),
+                    w => {
+                        return Err(format!(
+                            "{e}: the kernel states clusters of {w} CTAs but the layout asks \
+                             for {dim:?}"
+                        ))
+                    }
+                }
+            }
+        };
+        Ok(LaunchPlan {
+            entry: config.entry.clone(),
+            grid: config.grid,
+            block: config.block,
+            shared_bytes: config.dynamic_shared_bytes,
+            cluster,
+        })
+    }
+
+    /// CTAs launched.
+    pub fn ctas(&self) -> u64 {
+        self.grid.iter().map(|&d| u64::from(d)).product()
+    }
+
+    /// Threads launched.
+    pub fn threads(&self) -> u64 {
+        self.ctas() * self.block.iter().map(|&d| u64::from(d)).product::<u64>()
+    }
+
+    /// How the launch is made, for provenance: `grid 264x1x1, cta 256x1x1, cluster 2x1x1
+    /// (launch attribute)`.
+    pub fn describe(&self) -> String {
+        let d = |v: [u32; 3]| format!("{}x{}x{}", v[0], v[1], v[2]);
+        let cluster = match self.cluster {
+            ClusterMode::None => "no clusters".to_string(),
+            ClusterMode::Attribute(c) => format!("cluster {} (launch attribute)", d(c)),
+            ClusterMode::CompileTime(c) => format!("cluster {} (stated by the kernel)", d(c)),
+        };
+        format!("grid {}, cta {}, {cluster}", d(self.grid), d(self.block))
+    }
+}
+
+/// One kernel argument as the driver receives it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgValue {
+    /// A device pointer.
+    Ptr(u64),
+    /// A 32-bit value.
+    U32(u32),
+}
+
+impl ArgValue {
+    /// Size in bytes of the parameter.
+    pub fn size(self) -> usize {
+        match self {
+            ArgValue::Ptr(_) => 8,
+            ArgValue::U32(_) => 4,
+        }
+    }
+}
+
+/// The kernel arguments of one launch, in the order of [`PARAMS`]: `pointer(param)` gives the
+/// device address of a buffer parameter, `seed` the launch seed.
+pub fn kernel_args(pointer: impl Fn(Param) -> u64, seed: u32) -> [ArgValue; PARAMS.len()] {
+    PARAMS.map(|p| match p {
+        Param::Seed => ArgValue::U32(seed),
+        buffer => ArgValue::Ptr(pointer(buffer)),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn h100() -> DeviceLimits {
+        DeviceLimits {
+            max_threads_per_block: 1024,
+            max_grid_x: i32::MAX as u32,
+            max_shared_per_block: 48 * 1024,
+            cluster_launch: true,
+        }
+    }
+
+    fn config(grid: u32, block: u32, cluster: Option<[u32; 3]>) -> LaunchConfig {
+        LaunchConfig {
+            entry: "litmus_test".into(),
+            grid: [grid, 1, 1],
+            block: [block, 1, 1],
+            cluster,
+            dynamic_shared_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn plain_launch_without_clusters() {
+        let p = LaunchPlan::new(&config(264, 256, None), &h100(), 0).unwrap();
+        assert_eq!(p.cluster, ClusterMode::None);
+        assert_eq!((p.ctas(), p.threads()), (264, 264 * 256));
+        assert_eq!(p.describe(), "grid 264x1x1, cta 256x1x1, no clusters");
+    }
+
+    #[test]
+    fn cluster_dimension_goes_in_an_attribute_unless_the_kernel_states_it() {
+        let c = config(264, 256, Some([2, 1, 1]));
+        let p = LaunchPlan::new(&c, &h100(), 0).unwrap();
+        assert_eq!(p.cluster, ClusterMode::Attribute([2, 1, 1]));
+        let p = LaunchPlan::new(&c, &h100(), 2).unwrap();
+        assert_eq!(p.cluster, ClusterMode::CompileTime([2, 1, 1]));
+        assert!(p
+            .describe()
+            .ends_with("cluster 2x1x1 (stated by the kernel)"));
+        // The kernel and the layout disagree: refuse rather than launch a wrong placement.
+        assert!(LaunchPlan::new(&c, &h100(), 4)
+            .unwrap_err()
+            .contains("states clusters of 4"));
+        assert!(LaunchPlan::new(&config(264, 256, None), &h100(), 2).is_err());
+    }
+
+    #[test]
+    fn cluster_launches_are_checked_against_grid_and_device() {
+        // 263 CTAs are not a whole number of clusters of 2.
+        let e = LaunchPlan::new(&config(263, 256, Some([2, 1, 1])), &h100(), 0).unwrap_err();
+        assert!(e.contains("whole number of clusters"), "{e}");
+        let e = LaunchPlan::new(&config(256, 256, Some([16, 1, 1])), &h100(), 0).unwrap_err();
+        assert!(e.contains("portable"), "{e}");
+        let mut ampere = h100();
+        ampere.cluster_launch = false;
+        let e = LaunchPlan::new(&config(264, 256, Some([2, 1, 1])), &ampere, 0).unwrap_err();
+        assert!(e.contains("does not support"), "{e}");
+        // Without clusters the same device is fine.
+        assert!(LaunchPlan::new(&config(264, 256, None), &ampere, 0).is_ok());
+    }
+
+    #[test]
+    fn sizes_beyond_the_device_are_refused() {
+        assert!(LaunchPlan::new(&config(264, 2048, None), &h100(), 0)
+            .unwrap_err()
+            .contains("2048 threads"));
+        assert!(LaunchPlan::new(&config(0, 256, None), &h100(), 0).is_err());
+        let mut c = config(264, 256, None);
+        c.dynamic_shared_bytes = 100 * 1024;
+        assert!(LaunchPlan::new(&c, &h100(), 0).is_err());
+    }
+
+    #[test]
+    fn arguments_follow_the_parameter_order_with_a_32_bit_seed() {
+        let ptr = |p: Param| match p {
+            Param::Memory => 0x1000,
+            Param::Results => 0x2000,
+            Param::Histogram => 0x3000,
+            Param::Stress => 0x4000,
+            Param::Sync => 0x5000,
+            Param::Seed => unreachable!("the seed is not a pointer"),
+        };
+        let args = kernel_args(ptr, 0xDEAD_BEEF);
+        assert_eq!(
+            args,
+            [
+                ArgValue::Ptr(0x1000),
+                ArgValue::Ptr(0x2000),
+                ArgValue::Ptr(0x3000),
+                ArgValue::Ptr(0x4000),
+                ArgValue::Ptr(0x5000),
+                ArgValue::U32(0xDEAD_BEEF),
+            ]
+        );
+        let bytes: usize = args.iter().map(|a| a.size()).sum();
+        assert_eq!(bytes, 5 * 8 + 4);
+    }
+}

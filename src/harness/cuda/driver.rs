@@ -1,0 +1,182 @@
+//! The thin layer over the raw driver API: result codes as messages, and the process-wide
+//! device handle. Every driver call of the backend goes through `sys` after
+//! [`sys::is_culib_present`] has confirmed that `libcuda` loads (otherwise cudarc panics).
+
+use super::config::DeviceLimits;
+use super::provenance::{self, DeviceInfo};
+use super::support;
+use cudarc::driver::sys::{self, CUdevice_attribute as Attr, CUresult};
+use std::sync::Mutex;
+
+/// A driver result as a message: the CUresult's name (`CUDA_ERROR_NO_DEVICE`), never the
+/// driver's own error string, which needs more of the library than a failed call guarantees.
+pub fn check(r: CUresult, what: &str) -> Result<(), String> {
+    if r == CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(format!("{what} returned {r:?}"))
+    }
+}
+
+/// An opened device: its primary context, made current on the calling thread by [`Gpu::bind`],
+/// and one non-blocking stream for every launch.
+pub struct Gpu {
+    /// What the device is.
+    pub info: DeviceInfo,
+    ctx: sys::CUcontext,
+    /// The stream all launches and copies of this device go to.
+    pub stream: sys::CUstream,
+    /// Serialises runs on the device (one test at a time owns the stream).
+    pub lock: Mutex<()>,
+}
+
+// SAFETY: a CUDA context and stream may be used from any host thread once the context is made
+// current there (`bind`); runs on one device are serialised by `lock`.
+unsafe impl Send for Gpu {}
+// SAFETY: as above; the handles are never mutated after `open`.
+unsafe impl Sync for Gpu {}
+
+impl Gpu {
+    /// Makes the device's context current on this thread.
+    pub fn bind(&self) -> Result<(), String> {
+        // SAFETY: `ctx` is the retained primary context, valid for the life of the process.
+        check(unsafe { sys::cuCtxSetCurrent(self.ctx) }, "cuCtxSetCurrent")
+    }
+}
+
+/// The device `ordinal`, opened once per process and kept (its primary context is never
+/// released: re-creating it for every test would cost far more than a launch). `Err` is a
+/// one-line reason the GPU backend cannot run here.
+pub fn gpu(ordinal: i32) -> Result<&'static Gpu, String> {
+    type Opened = Vec<(i32, Result<&'static Gpu, String>)>;
+    static OPENED: Mutex<Opened> = Mutex::new(Vec::new());
+    let mut opened = OPENED.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, r)) = opened.iter().find(|(o, _)| *o == ordinal) {
+        return r.clone();
+    }
+    let r = open(ordinal).map(|g| &*Box::leak(Box::new(g)));
+    opened.push((ordinal, r.clone()));
+    r
+}
+
+/// Reads one device attribute.
+fn attribute(dev: sys::CUdevice, attr: Attr) -> Result<i32, String> {
+    let mut v = 0;
+    // SAFETY: `v` is a valid out-pointer; `dev` came from cuDeviceGet.
+    check(
+        unsafe { sys::cuDeviceGetAttribute(&mut v, attr, dev) },
+        &format!("cuDeviceGetAttribute({attr:?})"),
+    )?;
+    Ok(v)
+}
+
+fn open(ordinal: i32) -> Result<Gpu, String> {
+    // SAFETY: only tries to load the library; no driver call is made.
+    if !unsafe { sys::is_culib_present() } {
+        return Err(
+            "no CUDA driver: libcuda.so was not found (is the NVIDIA driver installed?)".into(),
+        );
+    }
+    // SAFETY: the library is present, so cudarc resolves the symbol instead of panicking.
+    let r = unsafe { sys::cuInit(0) };
+    if r == CUresult::CUDA_ERROR_NO_DEVICE {
+        return Err(
+            "the CUDA driver is installed but found no GPU (cuInit: CUDA_ERROR_NO_DEVICE)".into(),
+        );
+    }
+    check(r, "the CUDA driver did not start: cuInit")?;
+    let mut api = 0;
+    // SAFETY: valid out-pointer; the driver is initialised.
+    check(
+        unsafe { sys::cuDriverGetVersion(&mut api) },
+        "cuDriverGetVersion",
+    )?;
+    support::check_driver(api)?;
+    let mut count = 0;
+    // SAFETY: valid out-pointer.
+    check(
+        unsafe { sys::cuDeviceGetCount(&mut count) },
+        "cuDeviceGetCount",
+    )?;
+    if count == 0 {
+        return Err("the CUDA driver found no GPU (cuDeviceGetCount = 0)".into());
+    }
+    if ordinal >= count {
+        return Err(format!(
+            "no GPU {ordinal}: the CUDA driver sees {count} device(s), numbered from 0"
+        ));
+    }
+    let mut dev = 0;
+    // SAFETY: valid out-pointer; `ordinal` is in range.
+    check(
+        unsafe { sys::cuDeviceGet(&mut dev, ordinal) },
+        "cuDeviceGet",
+    )?;
+    let mut name = [0 as std::ffi::c_char; 256];
+    // SAFETY: the buffer holds `len` bytes; the driver NUL-terminates.
+    check(
+        unsafe { sys::cuDeviceGetName(name.as_mut_ptr(), name.len() as i32, dev) },
+        "cuDeviceGetName",
+    )?;
+    let name: Vec<u8> = name.iter().map(|&c| c as u8).collect();
+    let name = support::log_text(&name);
+    let compute = (
+        attribute(dev, Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)?,
+        attribute(dev, Attr::CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)?,
+    );
+    support::check_compute(&format!("GPU {ordinal} ({name})"), compute)?;
+    let optional = |a| attribute(dev, a).ok();
+    let mut memory = 0usize;
+    // SAFETY: valid out-pointer.
+    let memory_bytes = (unsafe { sys::cuDeviceTotalMem_v2(&mut memory, dev) }
+        == CUresult::CUDA_SUCCESS)
+        .then_some(memory as u64);
+    let info = DeviceInfo {
+        ordinal,
+        name,
+        compute,
+        sms: attribute(dev, Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        clock_khz: optional(Attr::CU_DEVICE_ATTRIBUTE_CLOCK_RATE),
+        memory_clock_khz: optional(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE),
+        l2_bytes: optional(Attr::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE),
+        memory_bytes,
+        pci_bus: optional(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
+        driver_api: api,
+        driver_release: provenance::driver_release(),
+        limits: DeviceLimits {
+            max_threads_per_block: attribute(dev, Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?
+                as u32,
+            max_grid_x: attribute(dev, Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)? as u32,
+            max_shared_per_block: attribute(
+                dev,
+                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
+            )? as u32,
+            cluster_launch: optional(Attr::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH).unwrap_or(0) != 0,
+        },
+    };
+    let mut ctx = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; the primary context is retained for the life of the process.
+    check(
+        unsafe { sys::cuDevicePrimaryCtxRetain(&mut ctx, dev) },
+        "cuDevicePrimaryCtxRetain",
+    )?;
+    // SAFETY: `ctx` was just retained.
+    check(unsafe { sys::cuCtxSetCurrent(ctx) }, "cuCtxSetCurrent")?;
+    let mut stream = std::ptr::null_mut();
+    // SAFETY: valid out-pointer; a context is current.
+    check(
+        unsafe {
+            sys::cuStreamCreate(
+                &mut stream,
+                sys::CUstream_flags::CU_STREAM_NON_BLOCKING as u32,
+            )
+        },
+        "cuStreamCreate",
+    )?;
+    Ok(Gpu {
+        info,
+        ctx,
+        stream,
+        lock: Mutex::new(()),
+    })
+}

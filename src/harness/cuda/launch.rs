@@ -1,0 +1,152 @@
+//! One kernel launch: `cuLaunchKernelEx` on the run's stream, with the cluster-dimension launch
+//! attribute when the test needs a cluster launch and the kernel does not state its own. The
+//! configuration is built once per kernel; a launch only fills in the arguments.
+
+use super::config::{ArgValue, ClusterMode, LaunchPlan};
+use super::driver::check;
+use crate::codegen::PARAMS;
+use cudarc::driver::sys;
+use std::ffi::c_void;
+
+/// A kernel ready to launch again and again.
+pub struct Launcher {
+    func: sys::CUfunction,
+    config: sys::CUlaunchConfig,
+    /// Owned here so that `config.attrs` stays valid.
+    attrs: Box<[sys::CUlaunchAttribute]>,
+    entry: String,
+}
+
+impl Launcher {
+    /// Prepares launches of `func` as `plan` says, on `stream`.
+    pub fn new(func: sys::CUfunction, plan: &LaunchPlan, stream: sys::CUstream) -> Launcher {
+        let mut attrs: Vec<sys::CUlaunchAttribute> = Vec::new();
+        if let ClusterMode::Attribute(d) = plan.cluster {
+            // SAFETY: an all-zero attribute is a valid value of this plain C union.
+            let mut a: sys::CUlaunchAttribute = unsafe { std::mem::zeroed() };
+            a.id = sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
+            a.value.clusterDim = sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+                x: d[0],
+                y: d[1],
+                z: d[2],
+            };
+            attrs.push(a);
+        }
+        let mut attrs = attrs.into_boxed_slice();
+        let config = sys::CUlaunchConfig {
+            gridDimX: plan.grid[0],
+            gridDimY: plan.grid[1],
+            gridDimZ: plan.grid[2],
+            blockDimX: plan.block[0],
+            blockDimY: plan.block[1],
+            blockDimZ: plan.block[2],
+            sharedMemBytes: plan.shared_bytes,
+            hStream: stream,
+            attrs: if attrs.is_empty() {
+                std::ptr::null_mut()
+            } else {
+                attrs.as_mut_ptr()
+            },
+            numAttrs: attrs.len() as u32,
+        };
+        Launcher {
+            func,
+            config,
+            attrs,
+            entry: plan.entry.clone(),
+        }
+    }
+
+    /// Enqueues one launch with `args` (in the order of [`PARAMS`]); returns at once.
+    pub fn launch(&self, args: &[ArgValue; PARAMS.len()]) -> Result<(), String> {
+        let mut wide = [0u64; PARAMS.len()];
+        let mut narrow = [0u32; PARAMS.len()];
+        let mut ptrs = [std::ptr::null_mut::<c_void>(); PARAMS.len()];
+        for (i, a) in args.iter().enumerate() {
+            match *a {
+                ArgValue::Ptr(p) => wide[i] = p,
+                ArgValue::U32(v) => narrow[i] = v,
+            }
+        }
+        for (i, a) in args.iter().enumerate() {
+            ptrs[i] = match a {
+                ArgValue::Ptr(_) => (&mut wide[i] as *mut u64).cast(),
+                ArgValue::U32(_) => (&mut narrow[i] as *mut u32).cast(),
+            };
+        }
+        debug_assert_eq!(self.config.numAttrs as usize, self.attrs.len());
+        // SAFETY: `config` and its attributes are owned by `self`; `ptrs` holds one pointer per
+        // kernel parameter, each to a value of the parameter's size, all live for the call
+        // (the driver copies them before returning).
+        check(
+            unsafe {
+                sys::cuLaunchKernelEx(
+                    &self.config,
+                    self.func,
+                    ptrs.as_mut_ptr(),
+                    std::ptr::null_mut(),
+                )
+            },
+            &format!("cuLaunchKernelEx({})", self.entry),
+        )
+    }
+}
+
+/// A pair of events that time the GPU's work on a stream.
+pub struct Timer {
+    start: sys::CUevent,
+    end: sys::CUevent,
+}
+
+impl Timer {
+    /// Creates the events and records the start on `stream`.
+    pub fn start(stream: sys::CUstream) -> Result<Timer, String> {
+        let mut start = std::ptr::null_mut();
+        let mut end = std::ptr::null_mut();
+        // SAFETY: valid out-pointers; a context is current.
+        check(
+            unsafe { sys::cuEventCreate(&mut start, 0) },
+            "cuEventCreate",
+        )?;
+        // SAFETY: as above.
+        check(unsafe { sys::cuEventCreate(&mut end, 0) }, "cuEventCreate")?;
+        let t = Timer { start, end };
+        // SAFETY: live event and stream.
+        check(
+            unsafe { sys::cuEventRecord(t.start, stream) },
+            "cuEventRecord",
+        )?;
+        Ok(t)
+    }
+
+    /// Records the end on `stream`, waits for it, and returns the milliseconds between.
+    pub fn stop(&self, stream: sys::CUstream) -> Result<f32, String> {
+        // SAFETY: live event and stream.
+        check(
+            unsafe { sys::cuEventRecord(self.end, stream) },
+            "cuEventRecord",
+        )?;
+        // SAFETY: live event.
+        check(
+            unsafe { sys::cuEventSynchronize(self.end) },
+            "cuEventSynchronize",
+        )?;
+        let mut ms = 0f32;
+        // SAFETY: valid out-pointer; both events recorded and complete.
+        check(
+            unsafe { sys::cuEventElapsedTime(&mut ms, self.start, self.end) },
+            "cuEventElapsedTime",
+        )?;
+        Ok(ms)
+    }
+}
+
+impl Drop for Timer {
+    fn drop(&mut self) {
+        // SAFETY: created in `start`, destroyed once.
+        unsafe {
+            sys::cuEventDestroy_v2(self.start);
+            sys::cuEventDestroy_v2(self.end);
+        }
+    }
+}

@@ -1,0 +1,153 @@
+//! The CUDA backend: runs a generated kernel on an NVIDIA GPU through the CUDA driver API
+//! (cudarc's raw `sys` bindings, loaded at run time, so the project builds and runs with no
+//! CUDA installed). This is the only module that uses cudarc or `unsafe`.
+//!
+//! # Code map
+//!
+//! Pure parts (no driver calls; unit-tested without a GPU):
+//! - `support`: the driver, compute-capability and PTX-ISA requirements, JIT log text;
+//! - `config`: launch configuration checked against the device, cluster mode, argument order;
+//! - `seeds`: per-launch seeds from the run's seed and the test's name (replayable placement);
+//! - `schedule`: how many launches to enqueue between two host synchronisations;
+//! - `tally`: decoding of the device histogram, the checksum and the stress self-test;
+//! - `options`: the backend's `-o key=value` options;
+//! - `provenance`: device facts as provenance entries.
+//!
+//! Driver parts: `driver` (detection and the process-wide device), `module` (JIT with logs,
+//! cubin kept), `buffers` (allocated and zeroed once), `launch` (`cuLaunchKernelEx`, events),
+//! `runner` (the launch loop).
+//!
+//! # Invariants
+//!
+//! - No driver call before `sys::is_culib_present()` says `libcuda` loads; every failure is a
+//!   one-line message naming the CUresult (`{:?}` of `DriverError.0`), never a panic.
+//! - Per launch the host only enqueues two kernels (`litmus_test`, `litmus_collect`); buffers
+//!   are zeroed once per test, the device resets its own state, and the histogram is read back
+//!   once per batch (about every 0.1 s).
+//! - Launch `i` of a test gets seed `LaunchSeeds::new(run seed, test name)[i]`, so `--seed` and
+//!   `--replay` reproduce every placement and stress draw.
+//! - A test's counts are returned only if `counted + skipped == checked == instances ×
+//!   launches`, no instance is incomplete, and stress that any launch drew shows in the
+//!   stress counter; otherwise the test fails with the reason.
+
+mod buffers;
+mod config;
+mod driver;
+mod launch;
+mod module;
+mod options;
+mod provenance;
+mod runner;
+mod schedule;
+mod seeds;
+mod support;
+mod tally;
+
+pub use config::{ArgValue, ClusterMode, DeviceLimits, LaunchPlan};
+pub use options::{CudaOptions, KEYS};
+pub use provenance::DeviceInfo;
+pub use runner::{LaunchStats, Program};
+pub use seeds::LaunchSeeds;
+
+use crate::harness::{Control, RunError, RunInfo, RunParams, TestRun};
+use std::collections::BTreeMap;
+
+/// The device `ordinal` as the backend would use it, or a one-line reason it cannot: no driver
+/// library, a driver without a device, an unsupported driver or compute capability.
+pub fn detect(ordinal: i32) -> Result<DeviceInfo, String> {
+    driver::gpu(ordinal).map(|g| g.info.clone())
+}
+
+/// Whether the backend can run here (on device 0), and on what: `Ok` carries a one-line
+/// description of the GPU, `Err` the one-line reason.
+pub fn status() -> Result<String, String> {
+    detect(0).map(|d| d.describe())
+}
+
+/// Provenance of device 0 and of this build, for a run's record; when no GPU is usable, the
+/// reason is recorded under `cuda_error`.
+pub fn provenance() -> BTreeMap<String, String> {
+    let mut p = crate::harness::cpu::provenance();
+    match detect(0) {
+        Ok(d) => p.extend(d.provenance()),
+        Err(e) => {
+            p.insert("cuda_error".into(), e);
+        }
+    }
+    p
+}
+
+/// Runs a generated kernel under `params` (options: see [`CudaOptions`]) and returns its
+/// histogram with provenance, plus the launch timing.
+///
+/// The result satisfies `histogram.total() + info.skipped == info.instances`.
+pub fn run_program(
+    prog: &Program<'_>,
+    roles: usize,
+    params: &RunParams,
+    control: Control<'_>,
+) -> Result<(TestRun, LaunchStats), RunError> {
+    let opts = CudaOptions::parse(&params.options).map_err(RunError::Failed)?;
+    let gpu = driver::gpu(opts.device).map_err(RunError::Failed)?;
+    let m = runner::execute(gpu, prog, params, &opts, control).map_err(RunError::Failed)?;
+    let mut provenance = crate::harness::cpu::provenance();
+    provenance.extend(gpu.info.provenance());
+    provenance.extend(m.kernel);
+    provenance.insert("threads".into(), roles.to_string());
+    let mut resolved = params.clone();
+    resolved
+        .options
+        .insert("device".into(), opts.device.to_string());
+    let instances = m.counts.checked;
+    let elapsed_s = m.stats.wall_s;
+    Ok((
+        TestRun {
+            histogram: m.counts.histogram,
+            info: RunInfo {
+                backend: "cuda".into(),
+                instances,
+                skipped: m.counts.skipped,
+                elapsed_s,
+                instances_per_s: if elapsed_s > 0.0 {
+                    instances as f64 / elapsed_s
+                } else {
+                    0.0
+                },
+                partial: m.partial,
+                params: resolved,
+                provenance,
+            },
+        },
+        m.stats,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection_gives_a_one_line_reason_or_a_usable_gpu() {
+        match detect(0) {
+            Err(why) => {
+                eprintln!("no usable GPU here, checking the reason: {why}");
+                assert!(!why.is_empty());
+                assert!(!why.contains('\n'), "reason spans lines: {why:?}");
+                // The same reason every time: detection is cached, never retried into a panic.
+                assert_eq!(detect(0).unwrap_err(), why);
+                assert_eq!(status().unwrap_err(), why);
+                assert_eq!(provenance().get("cuda_error"), Some(&why));
+            }
+            Ok(d) => {
+                eprintln!("a GPU is present, checking the detected device instead: {d:?}");
+                assert!(d.compute >= support::MIN_COMPUTE);
+                assert!(d.sms > 0);
+                assert!(status().unwrap().starts_with("GPU 0: "));
+                assert_eq!(provenance()["gpu"], d.name);
+            }
+        }
+        // A device number the machine cannot have is refused the same way, not with a panic.
+        let e = detect(4096).unwrap_err();
+        assert!(!e.contains('\n'), "{e:?}");
+    }
+}

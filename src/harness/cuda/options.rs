@@ -1,0 +1,88 @@
+//! The CUDA backend's options, read from [`RunParams::options`](crate::harness::RunParams).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Options of the CUDA backend.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CudaOptions {
+    /// Device ordinal (`device=N`, default 0).
+    pub device: i32,
+    /// Launches per batch between host synchronisations (`batch=N`); `None` adapts the batch
+    /// to about 0.1 s.
+    pub batch: Option<u64>,
+    /// Directory that receives each test's driver-JIT'd cubin and JIT log (`sass_dir=PATH`),
+    /// for `cuobjdump -sass`.
+    pub sass_dir: Option<PathBuf>,
+}
+
+/// Keys this backend understands.
+pub const KEYS: [&str; 3] = ["device", "batch", "sass_dir"];
+
+impl CudaOptions {
+    /// Reads the options, rejecting unknown keys and bad values.
+    pub fn parse(options: &BTreeMap<String, String>) -> Result<CudaOptions, String> {
+        let mut o = CudaOptions::default();
+        for (k, v) in options {
+            match k.as_str() {
+                "device" => {
+                    o.device = v
+                        .parse()
+                        .ok()
+                        .filter(|d| *d >= 0)
+                        .ok_or_else(|| format!("cuda option device={v}: expected 0, 1, ..."))?
+                }
+                "batch" => {
+                    o.batch = Some(
+                        v.parse()
+                            .ok()
+                            .filter(|b| (1..=1 << 20).contains(b))
+                            .ok_or_else(|| {
+                                format!("cuda option batch={v}: expected 1..=1048576 launches")
+                            })?,
+                    )
+                }
+                "sass_dir" if !v.is_empty() => o.sass_dir = Some(PathBuf::from(v)),
+                "sass_dir" => return Err("cuda option sass_dir: expected a directory".into()),
+                _ => {
+                    return Err(format!(
+                        "unknown cuda option `{k}` (known: {})",
+                        KEYS.join(", ")
+                    ))
+                }
+            }
+        }
+        Ok(o)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn parses_known_keys_and_rejects_others() {
+        let o = CudaOptions::parse(&map(&[("device", "1"), ("batch", "64"), ("sass_dir", "s")]))
+            .unwrap();
+        assert_eq!(o.device, 1);
+        assert_eq!(o.batch, Some(64));
+        assert_eq!(o.sass_dir, Some(PathBuf::from("s")));
+        assert_eq!(
+            CudaOptions::parse(&map(&[])).unwrap(),
+            CudaOptions::default()
+        );
+        // A CPU option is not silently accepted by the GPU backend.
+        assert!(CudaOptions::parse(&map(&[("pack", "true")]))
+            .unwrap_err()
+            .contains("pack"));
+        assert!(CudaOptions::parse(&map(&[("batch", "0")])).is_err());
+        assert!(CudaOptions::parse(&map(&[("device", "-1")])).is_err());
+    }
+}

@@ -1,0 +1,211 @@
+//! The launch loop of one test: JIT and load the module, allocate the buffers, then enqueue
+//! `litmus_test` + `litmus_collect` pairs, each with a fresh seed, in batches; between batches
+//! read the device histogram once (progress, Ctrl-C, budget). At the end the counts must pass
+//! the checksum and the stress self-test.
+
+use super::buffers::Buffers;
+use super::config::{kernel_args, LaunchPlan};
+use super::driver::Gpu;
+use super::launch::{Launcher, Timer};
+use super::module::{function_attribute, Module};
+use super::options::CudaOptions;
+use super::schedule::Schedule;
+use super::seeds::{LaunchSeeds, SETUP_SEED};
+use super::support::{self, file_stem};
+use super::tally;
+use crate::codegen::{BufferKind, DeviceCounts, Layout, Param, Stress};
+use crate::harness::{Control, Progress, RunParams};
+use crate::litmus::fnv1a64;
+use cudarc::driver::sys::CUfunction_attribute as FnAttr;
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// A generated kernel as the runner needs it.
+pub struct Program<'a> {
+    /// The test's name.
+    pub name: &'a str,
+    /// The PTX module text.
+    pub ptx: &'a str,
+    /// The PTX ISA version the module declares.
+    pub ptx_version: (u32, u32),
+    /// The layout it was generated for.
+    pub layout: &'a Layout,
+    /// The incantations compiled into it.
+    pub stress: &'a Stress,
+}
+
+/// Timing of a test's launches.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LaunchStats {
+    /// Launches of `litmus_test` (each followed by one of `litmus_collect`).
+    pub launches: u64,
+    /// Milliseconds of GPU time from the first launch to the last, by events.
+    pub gpu_ms: f64,
+    /// Seconds the host spent in launch calls.
+    pub enqueue_s: f64,
+    /// Wall-clock seconds from the first launch to the last result read.
+    pub wall_s: f64,
+}
+
+/// What a test's run produced.
+pub struct Measured {
+    /// Decoded, checked counts.
+    pub counts: DeviceCounts,
+    /// Timing.
+    pub stats: LaunchStats,
+    /// Whether Ctrl-C stopped it early.
+    pub partial: bool,
+    /// Facts about the kernel: ISA, SASS hash, registers, launch shapes, JIT time.
+    pub kernel: BTreeMap<String, String>,
+}
+
+/// Runs `prog` on `gpu` under `params`.
+pub fn execute(
+    gpu: &Gpu,
+    prog: &Program<'_>,
+    params: &RunParams,
+    opts: &CudaOptions,
+    control: Control<'_>,
+) -> Result<Measured, String> {
+    let _owner = gpu.lock.lock().unwrap_or_else(|p| p.into_inner());
+    gpu.bind()?;
+    let layout = prog.layout;
+    support::check_ptx_isa(prog.ptx_version, gpu.info.driver_api)?;
+    let module = Module::load(prog.ptx, prog.name)?;
+    let mut kernel = BTreeMap::new();
+    let sass_hash = format!("{:016x}", fnv1a64(&module.cubin));
+    if let Some(dir) = &opts.sass_dir {
+        save_artifacts(dir, prog, &module)?;
+    }
+    let test_fn = module.function(&layout.test_launch.entry)?;
+    let collect_fn = module.function(&layout.collect_launch.entry)?;
+    let width = |f| function_attribute(f, FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH);
+    let test_plan = LaunchPlan::new(
+        &layout.test_launch,
+        &gpu.info.limits,
+        width(test_fn)? as u32,
+    )?;
+    let collect_plan = LaunchPlan::new(
+        &layout.collect_launch,
+        &gpu.info.limits,
+        width(collect_fn)? as u32,
+    )?;
+    kernel.insert(
+        "kernel.ptx_isa".into(),
+        format!("{}.{}", prog.ptx_version.0, prog.ptx_version.1),
+    );
+    kernel.insert("kernel.sass_hash".into(), sass_hash);
+    kernel.insert("kernel.cubin_bytes".into(), module.cubin.len().to_string());
+    kernel.insert(
+        "kernel.jit_wall_ms".into(),
+        format!("{:.1}", module.jit_wall_ms),
+    );
+    if !module.info_log.is_empty() {
+        kernel.insert(
+            "kernel.jit_log".into(),
+            support::log_summary(&module.info_log, 6),
+        );
+    }
+    if let Ok(regs) = function_attribute(test_fn, FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS) {
+        kernel.insert("kernel.registers".into(), regs.to_string());
+    }
+    kernel.insert("kernel.test_launch".into(), test_plan.describe());
+    kernel.insert("kernel.collect_launch".into(), collect_plan.describe());
+    kernel.insert(
+        "kernel.instances_per_launch".into(),
+        layout.instances.to_string(),
+    );
+
+    let buffers = Buffers::new(layout)?;
+    let test = Launcher::new(test_fn, &test_plan, gpu.stream);
+    let collect = Launcher::new(collect_fn, &collect_plan, gpu.stream);
+    let pointer = |p: Param| {
+        buffers.ptr(match p {
+            Param::Memory => BufferKind::Memory,
+            Param::Results => BufferKind::Results,
+            Param::Histogram => BufferKind::Histogram,
+            Param::Stress => BufferKind::Stress,
+            Param::Sync | Param::Seed => BufferKind::Sync,
+        })
+    };
+    // With every status word 0 the collect kernel counts nothing and writes the initial values.
+    collect.launch(&kernel_args(pointer, SETUP_SEED))?;
+    buffers.read_histogram(gpu.stream)?;
+
+    let schedule = Schedule::new(params.budget, layout.instances, opts.batch);
+    let mut seeds = LaunchSeeds::new(params.seed, prog.name);
+    let mut stats = LaunchStats::default();
+    let mut expected = (false, 0u64);
+    let mut partial = false;
+    let mut batch_seeds = Vec::new();
+    let timer = Timer::start(gpu.stream)?;
+    let started = Instant::now();
+    let mut words;
+    loop {
+        let n = schedule.next_batch(stats.launches, started.elapsed().as_secs_f64());
+        if n == 0 {
+            break;
+        }
+        if control.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+            partial = true;
+            break;
+        }
+        batch_seeds.clear();
+        batch_seeds.extend(seeds.by_ref().take(n as usize));
+        let enqueue = Instant::now();
+        for &seed in &batch_seeds {
+            let args = kernel_args(pointer, seed);
+            test.launch(&args)?;
+            collect.launch(&args)?;
+        }
+        stats.enqueue_s += enqueue.elapsed().as_secs_f64();
+        stats.launches += n;
+        let (any, at_least) = tally::expected_stress(layout, prog.stress, &batch_seeds);
+        expected = (expected.0 || any, expected.1 + at_least);
+        words = buffers.read_histogram(gpu.stream)?;
+        let snap = tally::snapshot(layout, &words)?;
+        (control.progress)(&Progress {
+            instances: snap.checked,
+            elapsed_s: started.elapsed().as_secs_f64(),
+            histogram: &snap.histogram,
+        });
+    }
+    stats.gpu_ms = f64::from(timer.stop(gpu.stream)?);
+    words = buffers.read_histogram(gpu.stream)?;
+    stats.wall_s = started.elapsed().as_secs_f64();
+    let counts = tally::finish(layout, &words, stats.launches, expected)
+        .map_err(|e| format!("{}: {e}", prog.name))?;
+    kernel.insert("kernel.launches".into(), stats.launches.to_string());
+    kernel.insert("kernel.stress_ops".into(), counts.stress_ops.to_string());
+    kernel.insert("kernel.stress_ops_min".into(), expected.1.to_string());
+    kernel.insert("kernel.gpu_ms".into(), format!("{:.3}", stats.gpu_ms));
+    if stats.launches > 0 {
+        kernel.insert(
+            "kernel.host_us_per_launch".into(),
+            format!("{:.2}", 1e6 * stats.enqueue_s / stats.launches as f64),
+        );
+    }
+    Ok(Measured {
+        counts,
+        stats,
+        partial,
+        kernel,
+    })
+}
+
+/// Saves the cubin the driver JIT'd, its JIT log and the PTX under `dir`, named after the test.
+fn save_artifacts(
+    dir: &std::path::Path,
+    prog: &Program<'_>,
+    module: &Module,
+) -> Result<(), String> {
+    let stem = file_stem(prog.name);
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let write = |ext: &str, bytes: &[u8]| {
+        let p = dir.join(format!("{stem}.{ext}"));
+        std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))
+    };
+    write("cubin", &module.cubin)?;
+    write("ptx", prog.ptx.as_bytes())?;
+    write("jit.log", module.info_log.as_bytes())
+}
