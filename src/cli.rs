@@ -1,5 +1,6 @@
 //! Command-line types (clap). Only declarations live here; `app` does the work.
 
+use crate::harness::Backend;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
@@ -41,6 +42,10 @@ pub enum Command {
     Diff(DiffArgs),
     /// Combine result sets of one campaign (shards, repeated runs) into one.
     Merge(MergeArgs),
+    /// Run tests on a backend, judge the outcomes against the PTX model, write a result set.
+    Run(RunArgs),
+    /// Measure throughput (prints a table; no result set).
+    Bench(BenchArgs),
 }
 
 /// Arguments of `list`.
@@ -97,4 +102,81 @@ pub struct MergeArgs {
     /// Overwrite an existing result set there.
     #[arg(long)]
     pub force: bool,
+}
+
+/// Arguments of `run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Files or directories (searched recursively for `*.litmus`); default `litmus`.
+    pub paths: Vec<PathBuf>,
+    /// Where to run (default auto): `auto` takes the GPU when one is usable, else the CPU
+    /// (and says so); with --replay, the recorded backend.
+    #[arg(long, value_enum)]
+    pub backend: Option<Backend>,
+    /// Instances per test (rounded up to whole launches on the GPU).
+    #[arg(long, conflicts_with = "time")]
+    pub iterations: Option<u64>,
+    /// Seconds per test (when neither this nor --iterations is given: 100000 instances).
+    #[arg(long)]
+    pub time: Option<f64>,
+    /// Stress preset: basic, interleave or stress (the CPU records it and ignores GPU knobs).
+    #[arg(long, default_value = "basic")]
+    pub stress: String,
+    /// Seed of every random choice (default: from the clock, recorded in run.json).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Backend option `key=value` (CPU: batch=N, pack=true, sync=instance|round|auto);
+    /// repeatable.
+    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
+    pub options: Vec<String>,
+    /// Root directory of result sets.
+    #[arg(long, default_value = "results")]
+    pub out: PathBuf,
+    /// Overwrite an existing result set of the same run id.
+    #[arg(long)]
+    pub force: bool,
+    /// Run only part i of n of the sorted suite (`0/4`): deterministic, for job arrays.
+    #[arg(long)]
+    pub shard: Option<String>,
+    /// Re-run with the parameters, seed and tests recorded in this `run.json`.
+    #[arg(long, value_name = "RUN_JSON", conflicts_with_all = ["iterations", "time", "seed", "stress"])]
+    pub replay: Option<PathBuf>,
+    /// Run id, the result set's directory name (default: time and seed).
+    #[arg(long)]
+    pub run_id: Option<String>,
+    /// No progress bar.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Arguments of `bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// What to measure.
+    #[command(subcommand)]
+    pub target: BenchTarget,
+}
+
+/// What `bench` measures.
+#[derive(Debug, Subcommand)]
+pub enum BenchTarget {
+    /// CPU backend throughput per test shape: instances/s, weak/s, weak rate.
+    Cpu(BenchCpuArgs),
+}
+
+/// Arguments of `bench cpu`.
+#[derive(Debug, Args)]
+pub struct BenchCpuArgs {
+    /// Seconds per shape.
+    #[arg(long, default_value_t = 2.0)]
+    pub time: f64,
+    /// Backend option `key=value` (batch=N, pack=true, sync=instance|round|auto); repeatable.
+    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
+    pub options: Vec<String>,
+    /// Seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Only shapes whose name contains this.
+    #[arg(long)]
+    pub only: Option<String>,
 }

@@ -1,12 +1,15 @@
 //! Wiring: runs a parsed command line and maps its result to an exit code.
 
-use crate::cli::{Cli, Command};
+use crate::cli::{BenchTarget, Cli, Command};
 use clap::Parser;
 
+mod bench_cpu;
 mod diff;
+mod interrupt;
 mod list;
 mod merge;
 mod report;
+mod run;
 mod show;
 
 /// How a command ended, as the process exit code.
@@ -43,5 +46,24 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
         Command::Report(args) => report::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Merge(args) => merge::run(&args),
+        Command::Run(args) => run::run(&args),
+        Command::Bench(args) => match args.target {
+            BenchTarget::Cpu(a) => bench_cpu::run(&a),
+        },
     }
+}
+
+/// Backend options from repeated `-o key=value` flags (a bare `key` means `key=true`).
+pub fn options_map(
+    options: &[String],
+) -> Result<std::collections::BTreeMap<String, String>, AppError> {
+    let mut out = std::collections::BTreeMap::new();
+    for o in options {
+        let (k, v) = o.split_once('=').unwrap_or((o.as_str(), "true"));
+        if k.is_empty() {
+            return Err(format!("option `{o}`: expected KEY=VALUE").into());
+        }
+        out.insert(k.trim().to_string(), v.trim().to_string());
+    }
+    Ok(out)
 }

@@ -170,3 +170,31 @@ impl RunParams {
         }
     }
 }
+
+/// Whether the CUDA backend can run here; `Err` says why not (one line).
+pub fn cuda_status() -> Result<(), String> {
+    Err("the CUDA backend is not built into this version of ptx-litmus".into())
+}
+
+/// Runs `test` on `backend` (which must be resolved: not `Auto`).
+pub fn run(
+    backend: Backend,
+    test: &crate::litmus::ast::Test,
+    params: &RunParams,
+    control: Control<'_>,
+) -> Result<TestRun, RunError> {
+    match backend {
+        Backend::Cpu => cpu::run(test, params, control),
+        Backend::Cuda => Err(RunError::Failed(cuda_status().err().unwrap_or_default())),
+        Backend::Auto => Err(RunError::Failed(
+            "the backend must be resolved before running".into(),
+        )),
+    }
+}
+
+/// Provenance of the machine `backend` runs on (before any test runs).
+pub fn provenance(backend: Backend) -> BTreeMap<String, String> {
+    match backend {
+        Backend::Cpu | Backend::Auto | Backend::Cuda => cpu::provenance(),
+    }
+}

@@ -100,7 +100,7 @@ pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<Test
         .insert("pack".into(), opts.pack.to_string());
     resolved
         .options
-        .insert("sync".into(), options::sync_name(sync).into());
+        .insert("sync".into(), options::sync_name(sync));
     let mut provenance = provenance();
     provenance.insert("threads".into(), prog.roles.len().to_string());
     Ok(TestRun {

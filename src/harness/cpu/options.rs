@@ -5,9 +5,10 @@ use std::collections::BTreeMap;
 /// How the roles of one instance are brought together in time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Sync {
-    /// Every role waits for the others at every instance (a per-instance spin barrier), so the
-    /// roles of an instance really overlap. Best when there are at least as many cores as roles.
-    Instance,
+    /// Every `n` instances, every role waits for the others (a spin barrier), so the roles of
+    /// the next instance start together; `Every(1)` aligns every instance (`sync=instance`).
+    /// Best when there are at least as many cores as roles.
+    Every(u32),
     /// Only the round starts together; each role then sweeps its instances freely (cheapest,
     /// and the only sensible choice with more roles than cores).
     Round,
@@ -20,7 +21,8 @@ pub struct CpuOptions {
     pub batch: usize,
     /// Pack locations and instances densely instead of one location per cache line (`pack`).
     pub pack: bool,
-    /// Start alignment (`sync=instance|round|auto`); `None` is auto.
+    /// Start alignment (`sync=instance|round|auto|N`, N instances between alignments); `None`
+    /// is auto.
     pub sync: Option<Sync>,
 }
 
@@ -53,14 +55,18 @@ impl CpuOptions {
                 "pack" => o.pack = parse_bool(k, v)?,
                 "sync" => {
                     o.sync = match v.as_str() {
-                        "instance" => Some(Sync::Instance),
+                        "instance" => Some(Sync::Every(1)),
                         "round" => Some(Sync::Round),
                         "auto" => None,
-                        _ => {
-                            return Err(format!(
-                                "cpu option sync={v}: expected instance, round or auto"
-                            ))
-                        }
+                        n => match n.parse::<u32>() {
+                            Ok(n) if n > 0 => Some(Sync::Every(n)),
+                            _ => {
+                                return Err(format!(
+                                    "cpu option sync={v}: expected instance, round, auto or a \
+                                     positive number of instances"
+                                ))
+                            }
+                        },
                     }
                 }
                 _ => {
@@ -77,7 +83,7 @@ impl CpuOptions {
     /// The start alignment for `roles` roles on `cores` cores.
     pub fn sync_for(&self, roles: usize, cores: usize) -> Sync {
         self.sync.unwrap_or(if roles <= cores {
-            Sync::Instance
+            Sync::Every(AUTO_EVERY)
         } else {
             Sync::Round
         })
@@ -92,11 +98,15 @@ fn parse_bool(k: &str, v: &str) -> Result<bool, String> {
     }
 }
 
-/// Name of a start alignment as recorded in results.
-pub fn sync_name(s: Sync) -> &'static str {
+/// Instances between alignments chosen by `sync=auto` when every role has a core.
+pub const AUTO_EVERY: u32 = 1;
+
+/// Name of a start alignment as recorded in results (parsed back by [`CpuOptions::parse`]).
+pub fn sync_name(s: Sync) -> String {
     match s {
-        Sync::Instance => "instance",
-        Sync::Round => "round",
+        Sync::Every(1) => "instance".into(),
+        Sync::Every(n) => n.to_string(),
+        Sync::Round => "round".into(),
     }
 }
 
@@ -112,6 +122,10 @@ mod tests {
         m.insert("sync".to_string(), "round".to_string());
         let o = CpuOptions::parse(&m).unwrap();
         assert_eq!((o.batch, o.pack, o.sync), (64, true, Some(Sync::Round)));
+        m.insert("sync".to_string(), "16".to_string());
+        assert_eq!(CpuOptions::parse(&m).unwrap().sync, Some(Sync::Every(16)));
+        m.insert("sync".to_string(), sync_name(Sync::Every(1)));
+        assert_eq!(CpuOptions::parse(&m).unwrap().sync, Some(Sync::Every(1)));
         m.insert("warp".to_string(), "1".to_string());
         assert!(CpuOptions::parse(&m).unwrap_err().contains("warp"));
         let mut bad = BTreeMap::new();
@@ -122,7 +136,7 @@ mod tests {
     #[test]
     fn auto_sync_avoids_per_instance_waits_when_oversubscribed() {
         let o = CpuOptions::default();
-        assert_eq!(o.sync_for(2, 2), Sync::Instance);
+        assert_eq!(o.sync_for(2, 2), Sync::Every(AUTO_EVERY));
         assert_eq!(o.sync_for(4, 2), Sync::Round);
     }
 }

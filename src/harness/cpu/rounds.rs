@@ -93,10 +93,9 @@ pub fn run(
         bars: (0..batch * prog.barrier_slots)
             .map(|_| AtomicU32::new(0))
             .collect(),
-        starts: (0..if plan.sync == Sync::Instance {
-            batch
-        } else {
-            0
+        starts: (0..match plan.sync {
+            Sync::Every(n) => batch.div_ceil(n as usize),
+            Sync::Round => 0,
         })
             .map(|_| AtomicU32::new(0))
             .collect(),
@@ -229,10 +228,15 @@ fn play(sh: &Shared, role_id: usize, n: usize) {
     let out = &sh.outs[role_id];
     let stride = role.observed.len() + 1;
     let roles = sh.prog.roles.len() as u32;
+    let every = match sh.plan.sync {
+        Sync::Every(e) => e as usize,
+        Sync::Round => 0,
+    };
     for i in 0..n {
-        if sh.plan.sync == Sync::Instance {
-            // Arrive at this instance and wait for the other roles, so all start it together.
-            let s = &sh.starts[i];
+        if every > 0 && i % every == 0 {
+            // Arrive at this alignment point and wait for the other roles, so that all start
+            // the next instances together.
+            let s = &sh.starts[i / every];
             s.fetch_add(1, Ordering::AcqRel);
             if !wait_until(|| s.load(Ordering::Acquire) >= roles) {
                 out[i * stride + stride - 1].store(Status::GaveUp as i64, Ordering::Relaxed);
@@ -293,8 +297,10 @@ fn reset(sh: &Shared, i: usize) {
     for b in &sh.bars[i * slots..(i + 1) * slots] {
         b.store(0, Ordering::Relaxed);
     }
-    if let Some(s) = sh.starts.get(i) {
-        s.store(0, Ordering::Relaxed);
+    if let Sync::Every(e) = sh.plan.sync {
+        if i % e as usize == 0 {
+            sh.starts[i / e as usize].store(0, Ordering::Relaxed);
+        }
     }
     for (r, role) in sh.prog.roles.iter().enumerate() {
         let stride = role.observed.len() + 1;

@@ -1,0 +1,127 @@
+//! `ptx-litmus bench cpu`: instances/s and weak-outcome rates of the CPU backend per test
+//! shape, as a table. "weak" counts instances satisfying the shape's `exists` condition, which
+//! for these shapes is exactly the non-SC outcome.
+
+use super::{options_map, AppError, Exit};
+use crate::cli::BenchCpuArgs;
+use crate::harness::{cpu, Budget, Control, RunParams};
+use crate::litmus;
+use crate::outcome::observables;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+/// The shapes measured: name and litmus text.
+const SHAPES: &[(&str, &str)] = &[
+    (
+        "SB",
+        "PTX SB { x=0; y=0; }
+         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+         st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;
+         ld.relaxed.gpu r0, y | ld.relaxed.gpu r1, x ;
+         exists (P0:r0 == 0 /\\ P1:r1 == 0)",
+    ),
+    (
+        "SB+fence.sc",
+        "PTX SB+fence.sc { x=0; y=0; }
+         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+         st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;
+         fence.sc.gpu | fence.sc.gpu ;
+         ld.relaxed.gpu r0, y | ld.relaxed.gpu r1, x ;
+         exists (P0:r0 == 0 /\\ P1:r1 == 0)",
+    ),
+    (
+        "MP",
+        "PTX MP { x=0; y=0; }
+         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+         st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
+         st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
+         exists (P1:r0 == 1 /\\ P1:r1 == 0)",
+    ),
+    (
+        "LB",
+        "PTX LB { x=0; y=0; }
+         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+         ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, y ;
+         st.relaxed.gpu y, 1 | st.relaxed.gpu x, 1 ;
+         exists (P0:r0 == 1 /\\ P1:r1 == 1)",
+    ),
+    (
+        "2+2W",
+        "PTX 2+2W { x=0; y=0; }
+         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+         st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;
+         st.relaxed.gpu y, 2 | st.relaxed.gpu x, 2 ;
+         exists (x == 1 /\\ y == 1)",
+    ),
+    (
+        "CoRR",
+        "PTX CoRR { x=0; }
+         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+         st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;
+                             | ld.relaxed.gpu r1, x ;
+         exists (P1:r0 == 1 /\\ P1:r1 == 0)",
+    ),
+    (
+        "IRIW",
+        "PTX IRIW { x=0; y=0; }
+         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 | P3@cta 3,gpu 0 ;
+         st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x | st.relaxed.gpu y, 1 | ld.relaxed.gpu r2, y ;
+                             | ld.relaxed.gpu r1, y |                     | ld.relaxed.gpu r3, x ;
+         exists (P1:r0 == 1 /\\ P1:r1 == 0 /\\ P3:r2 == 1 /\\ P3:r3 == 0)",
+    ),
+];
+
+/// Runs every shape for `--time` seconds and prints the table.
+pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
+    let options = options_map(&args.options)?;
+    println!(
+        "cpu: {}, {} cores, {}",
+        cpu::provenance()["cpu"],
+        cpu::cores(),
+        crate::RUSTC_VERSION
+    );
+    println!(
+        "{:<12}  {:>7}  {:>8}  {:>12}  {:>11}  {:>10}",
+        "shape", "threads", "sync", "instances/s", "weak/s", "weak rate"
+    );
+    for (name, text) in SHAPES {
+        if args
+            .only
+            .as_ref()
+            .is_some_and(|o| !name.contains(o.as_str()))
+        {
+            continue;
+        }
+        let test = litmus::parse(text, Path::new(name)).map_err(|e| e.to_string())?;
+        let mut params = RunParams::new(Budget::Seconds(args.time), args.seed);
+        params.options = options.clone();
+        let cancel = AtomicBool::new(false);
+        let run = cpu::run(
+            &test,
+            &params,
+            Control {
+                cancel: &cancel,
+                progress: &mut |_| {},
+            },
+        )?;
+        let obs = observables(&test);
+        let weak: u64 = run
+            .histogram
+            .counts
+            .iter()
+            .filter(|(o, _)| o.satisfies(&obs, &test.condition.prop))
+            .map(|(_, n)| n)
+            .sum();
+        let counted = run.histogram.total().max(1);
+        println!(
+            "{:<12}  {:>7}  {:>8}  {:>12.3e}  {:>11.3e}  {:>10.2e}",
+            name,
+            test.threads.len(),
+            run.info.params.options["sync"],
+            run.info.instances_per_s,
+            weak as f64 / run.info.elapsed_s,
+            weak as f64 / counted as f64
+        );
+    }
+    Ok(Exit::Success)
+}
