@@ -13,12 +13,9 @@ use crate::harness::{self, cpu, Backend, Budget, Control, RunError, RunParams, T
 use crate::litmus::{self, ast::Test};
 use crate::model::{self, ModelVerdict};
 use crate::report;
-use crate::results::{
-    self, Observed, Parameters, RunRecord, Shard, SkippedTest, TestIdentity, TestRecord, RUN_FORMAT,
-};
+use crate::results::{self, Parameters, RunRecord, Shard, SkippedTest, TestRecord, RUN_FORMAT};
 use crate::verdict::{Class, Status};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -201,10 +198,7 @@ fn cli_plan(args: &RunArgs) -> Result<Plan, AppError> {
 fn replay_plan(path: &Path, args: &RunArgs) -> Result<Plan, AppError> {
     let rec: RunRecord = results::read_record(path, RUN_FORMAT)?;
     let p = &rec.parameters;
-    let budget = match (
-        p.other.get("instances").and_then(|v| v.as_u64()),
-        p.time_budget_s,
-    ) {
+    let budget = match (p.instances, p.time_budget_s) {
         (Some(n), _) => Budget::Instances(n),
         (None, Some(s)) => Budget::Seconds(s),
         (None, None) => match (p.iterations, p.instances_per_iteration) {
@@ -216,10 +210,9 @@ fn replay_plan(path: &Path, args: &RunArgs) -> Result<Plan, AppError> {
     };
     let mut params = RunParams::new(budget, p.seed);
     params.stress = p.preset.clone();
-    if let Some(serde_json::Value::Object(o)) = p.other.get("options") {
-        for (k, v) in o {
-            let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-            params.options.insert(k.clone(), v);
+    for (k, v) in &p.other {
+        if let Some(v) = v.as_str() {
+            params.options.insert(k.clone(), v.to_string());
         }
     }
     let backend = match args.backend {
@@ -251,40 +244,20 @@ fn choose_backend(b: Backend) -> Result<Backend, AppError> {
 }
 
 fn parameters(p: &RunParams, stress: &Stress) -> Result<Parameters, AppError> {
-    let mut incantations = BTreeMap::new();
+    let mut out = Parameters::from_run_params(p);
     if let serde_json::Value::Object(o) = serde_json::to_value(stress)? {
         for (k, v) in o {
             if k != "name" {
-                incantations.insert(k, v);
+                out.incantations.insert(k, v);
             }
         }
     }
-    let mut other = BTreeMap::new();
-    let opts: serde_json::Map<String, serde_json::Value> = p
-        .options
-        .iter()
-        .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
-        .collect();
-    other.insert("options".into(), serde_json::Value::Object(opts));
-    let (time_budget_s, instances) = match p.budget {
-        Budget::Instances(n) => {
-            other.insert("instances".into(), n.into());
-            (None, Some(n))
-        }
-        Budget::Seconds(s) => (Some(s), None),
-    };
     let batch = cpu::CpuOptions::parse(&p.options)
         .map(|o| o.batch as u64)
         .unwrap_or(0);
-    Ok(Parameters {
-        preset: p.stress.clone(),
-        incantations,
-        iterations: instances.map(|n| n.div_ceil(batch.max(1))),
-        time_budget_s,
-        instances_per_iteration: Some(batch),
-        seed: p.seed,
-        other,
-    })
+    out.instances_per_iteration = Some(batch);
+    out.iterations = out.instances.map(|n| n.div_ceil(batch.max(1)));
+    Ok(out)
 }
 
 /// Runs one test with a live progress message.
@@ -339,24 +312,7 @@ fn test_record(
     verdict: &ModelVerdict,
     run: &TestRun,
 ) -> Result<TestRecord, AppError> {
-    let hash = litmus::hash(test);
-    let mut rec = TestRecord::new(
-        TestIdentity {
-            name: test.name.clone(),
-            path: path.into(),
-            hash: hash.clone(),
-            condition: condition_text(test),
-        },
-        &test.condition,
-        &hash,
-        verdict,
-        Observed {
-            hash: &hash,
-            histogram: &run.histogram,
-            skipped: run.info.skipped,
-            elapsed_s: run.info.elapsed_s,
-        },
-    )?;
+    let mut rec = TestRecord::from_run(path, test, verdict, run)?;
     let info = &run.info;
     rec.notes.insert("backend".into(), info.backend.clone());
     rec.notes
@@ -371,20 +327,6 @@ fn test_record(
         rec.notes.insert("partial".into(), "true".into());
     }
     Ok(rec)
-}
-
-/// The condition in canonical text: the printer's last clause.
-fn condition_text(test: &Test) -> String {
-    let printed = litmus::print(test);
-    let lines: Vec<&str> = printed.lines().collect();
-    let start = lines
-        .iter()
-        .rposition(|l| {
-            let l = l.trim_start();
-            l.starts_with("exists") || l.starts_with("~exists") || l.starts_with("forall")
-        })
-        .unwrap_or(lines.len().saturating_sub(1));
-    lines[start..].join(" ").trim().to_string()
 }
 
 /// Names the test and every forbidden outcome seen, and what a violation on this backend means.

@@ -1,0 +1,184 @@
+//! `ptx-litmus run --backend cpu` end to end: parse, model, CPU backend, verdict, result set,
+//! summary, exit codes; replay; `--backend cuda` refused; Ctrl-C writes a partial result set.
+
+use ptx_litmus::results::read_result_set;
+use ptx_litmus::verdict::Status;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_ptx-litmus");
+
+fn scratch(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ptx-litmus-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    d
+}
+
+fn ptx_litmus(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("run ptx-litmus")
+}
+
+/// The single result set directory under `out`.
+fn result_dir(out: &Path) -> PathBuf {
+    let mut found = Vec::new();
+    for machine in std::fs::read_dir(out).unwrap() {
+        for run in std::fs::read_dir(machine.unwrap().path()).unwrap() {
+            found.push(run.unwrap().path());
+        }
+    }
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.pop().unwrap()
+}
+
+#[test]
+fn short_run_of_a_few_tests_counts_judges_and_writes_results() {
+    let out = scratch("e2e");
+    let o = ptx_litmus(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--iterations",
+        "50000",
+        "--seed",
+        "11",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "litmus/sb/SB+rlx.gpu+rlx.gpu.litmus",
+        "litmus/sb/SB+fence.sc.gpu+fence.sc.gpu.litmus",
+        "litmus/mp/MP+rel.gpu+acq.gpu.litmus",
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{stdout}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(stdout.contains("3 tests: 0 violations"), "{stdout}");
+    let set = read_result_set(&result_dir(&out)).unwrap();
+    assert_eq!(set.run.backend, "cpu");
+    assert!(!set.run.partial);
+    assert_eq!(set.run.parameters.seed, 11);
+    assert!(set.run.provenance.contains_key("cpu"));
+    assert_eq!(set.tests.len(), 3);
+    for t in &set.tests {
+        let counted: u64 = t.verdict.outcomes.iter().map(|o| o.count).sum();
+        assert_eq!(
+            counted + t.verdict.counts.unexpected + t.observed.skipped,
+            50_000,
+            "{}",
+            t.name
+        );
+        assert_eq!(t.verdict.status, Status::Conformant, "{}", t.name);
+        assert_eq!(t.verdict.counts.forbidden, 0, "{}", t.name);
+    }
+    let sb = set
+        .tests
+        .iter()
+        .find(|t| t.name == "SB+rlx.gpu+rlx.gpu")
+        .unwrap();
+    assert!(sb.verdict.counts.weak > 0, "SB's weak outcome not seen");
+    let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn replay_reruns_the_recorded_tests_with_the_recorded_parameters() {
+    let out = scratch("replay-a");
+    let o = ptx_litmus(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--iterations",
+        "3000",
+        "--seed",
+        "77",
+        "-o",
+        "batch=100",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        "litmus/corr/CoRR+rlx.gpu+rlx.gpu.litmus",
+    ]);
+    assert_eq!(o.status.code(), Some(0));
+    let first = read_result_set(&result_dir(&out)).unwrap();
+    let out2 = scratch("replay-b");
+    let run_json = result_dir(&out).join("run.json");
+    let o = ptx_litmus(&[
+        "run",
+        "--replay",
+        run_json.to_str().unwrap(),
+        "--quiet",
+        "--out",
+        out2.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let second = read_result_set(&result_dir(&out2)).unwrap();
+    assert_eq!(second.run.parameters, first.run.parameters);
+    assert_eq!(second.run.test_paths, first.run.test_paths);
+    assert_eq!(second.tests[0].instances(), 3000);
+    let _ = std::fs::remove_dir_all(&out);
+    let _ = std::fs::remove_dir_all(&out2);
+}
+
+#[test]
+fn cuda_backend_is_refused_with_one_line_and_exit_2() {
+    let o = ptx_litmus(&["run", "--backend", "cuda", "litmus/sb"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("cuda"), "{err}");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_keeps_what_was_counted_and_marks_it_partial() {
+    let out = scratch("sigint");
+    let child = Command::new(BIN)
+        .args([
+            "run",
+            "--backend",
+            "cpu",
+            "--time",
+            "60",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+            "litmus/sb/SB+rlx.gpu+rlx.gpu.litmus",
+            "litmus/mp/MP+rel.gpu+acq.gpu.litmus",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Let it parse, check the model and count for a while before interrupting.
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    if !killed.is_ok_and(|s| s.success()) {
+        eprintln!("skipping: no `kill` command to send SIGINT");
+        return;
+    }
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert!(String::from_utf8_lossy(&o.stderr).contains("interrupted"));
+    let set = read_result_set(&result_dir(&out)).unwrap();
+    assert!(set.run.partial);
+    assert!(set.run.elapsed_s < 30.0);
+    // Only the first test ran, partly, and what it counted is kept.
+    assert_eq!(set.tests.len(), 1);
+    assert!(set.tests[0].instances() > 0);
+    assert_eq!(set.tests[0].notes.get("partial").map(String::as_str), Some("true"));
+    let _ = std::fs::remove_dir_all(&out);
+}
