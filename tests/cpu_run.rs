@@ -139,7 +139,7 @@ fn cuda_backend_is_refused_with_one_line_and_exit_2() {
 #[test]
 fn ctrl_c_keeps_what_was_counted_and_marks_it_partial() {
     let out = scratch("sigint");
-    let child = Command::new(BIN)
+    let mut child = Command::new(BIN)
         .args([
             "run",
             "--backend",
@@ -162,6 +162,8 @@ fn ctrl_c_keeps_what_was_counted_and_marks_it_partial() {
         .args(["-INT", &child.id().to_string()])
         .status();
     if !killed.is_ok_and(|s| s.success()) {
+        let _ = child.kill();
+        let _ = child.wait();
         eprintln!("skipping: no `kill` command to send SIGINT");
         return;
     }
