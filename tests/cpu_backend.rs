@@ -5,6 +5,10 @@ use ptx_litmus::harness::{cpu, Budget, Control, RunError, RunParams, TestRun};
 use ptx_litmus::litmus::ast::*;
 use ptx_litmus::outcome::{observables, Outcome};
 use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
+
+/// Each run uses every core; one at a time, so that runs do not starve each other.
+static SERIAL: Mutex<()> = Mutex::new(());
 
 fn reg(r: &str) -> Reg {
     Reg(r.into())
@@ -109,6 +113,7 @@ fn sb(sem_st: Sem, sem_ld: Sem, fenced: bool) -> Test {
 }
 
 fn run(t: &Test, budget: Budget, options: &[(&str, &str)]) -> Result<TestRun, RunError> {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut params = RunParams::new(budget, 42);
     for (k, v) in options {
         params.options.insert(k.to_string(), v.to_string());

@@ -5,8 +5,16 @@ use ptx_litmus::results::read_result_set;
 use ptx_litmus::verdict::Status;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::sync::{Mutex, MutexGuard};
 
 const BIN: &str = env!("CARGO_BIN_EXE_ptx-litmus");
+
+/// The runs use every core; run them one at a time so that they do not starve each other.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn serial() -> MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 fn scratch(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ptx-litmus-{name}-{}", std::process::id()));
@@ -15,7 +23,10 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn ptx_litmus(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("run ptx-litmus")
+    Command::new(BIN)
+        .args(args)
+        .output()
+        .expect("run ptx-litmus")
 }
 
 /// The single result set directory under `out`.
@@ -32,6 +43,7 @@ fn result_dir(out: &Path) -> PathBuf {
 
 #[test]
 fn short_run_of_a_few_tests_counts_judges_and_writes_results() {
+    let _serial = serial();
     let out = scratch("e2e");
     let o = ptx_litmus(&[
         "run",
@@ -78,12 +90,38 @@ fn short_run_of_a_few_tests_counts_judges_and_writes_results() {
         .iter()
         .find(|t| t.name == "SB+rlx.gpu+rlx.gpu")
         .unwrap();
-    assert!(sb.verdict.counts.weak > 0, "SB's weak outcome not seen");
+    let mut weak = sb.verdict.counts.weak;
     let _ = std::fs::remove_dir_all(&out);
+    // On a machine busy with other work the two roles may rarely overlap: run SB alone, longer.
+    for attempt in 0..5 {
+        if weak > 0 {
+            break;
+        }
+        let out = scratch(&format!("e2e-sb{attempt}"));
+        let o = ptx_litmus(&[
+            "run",
+            "--backend",
+            "cpu",
+            "--time",
+            "2",
+            "--quiet",
+            "--out",
+            out.to_str().unwrap(),
+            "litmus/sb/SB+rlx.gpu+rlx.gpu.litmus",
+        ]);
+        assert_eq!(o.status.code(), Some(0));
+        weak = read_result_set(&result_dir(&out)).unwrap().tests[0]
+            .verdict
+            .counts
+            .weak;
+        let _ = std::fs::remove_dir_all(&out);
+    }
+    assert!(weak > 0, "SB's weak outcome not seen");
 }
 
 #[test]
 fn replay_reruns_the_recorded_tests_with_the_recorded_parameters() {
+    let _serial = serial();
     let out = scratch("replay-a");
     let o = ptx_litmus(&[
         "run",
@@ -138,6 +176,7 @@ fn cuda_backend_is_refused_with_one_line_and_exit_2() {
 #[cfg(unix)]
 #[test]
 fn ctrl_c_keeps_what_was_counted_and_marks_it_partial() {
+    let _serial = serial();
     let out = scratch("sigint");
     let mut child = Command::new(BIN)
         .args([
@@ -181,6 +220,9 @@ fn ctrl_c_keeps_what_was_counted_and_marks_it_partial() {
     // Only the first test ran, partly, and what it counted is kept.
     assert_eq!(set.tests.len(), 1);
     assert!(set.tests[0].instances() > 0);
-    assert_eq!(set.tests[0].notes.get("partial").map(String::as_str), Some("true"));
+    assert_eq!(
+        set.tests[0].notes.get("partial").map(String::as_str),
+        Some("true")
+    );
     let _ = std::fs::remove_dir_all(&out);
 }
