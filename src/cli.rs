@@ -46,6 +46,41 @@ pub enum Command {
     Run(RunArgs),
     /// Measure throughput (prints a table; no result set).
     Bench(BenchArgs),
+    /// Compute the outcomes the PTX model allows for each test under PATHS.
+    ///
+    /// Per test, herd-style: the allowed states (each marked SC or weak), `Ok`/`No` for the
+    /// quantified condition (as herd and the Dat3M CSVs mean it), positive/negative counts,
+    /// whether an allowed state satisfies the condition's proposition (`Allowed`/`Forbidden`),
+    /// candidate and consistent execution counts and the test hash. A test that does not parse
+    /// or uses something the model cannot decide is reported and the batch goes on (exit 2).
+    Check(CheckArgs),
+}
+
+/// Arguments of `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Files or directories (searched recursively for `*.litmus`); default `litmus`.
+    pub paths: Vec<PathBuf>,
+    /// One JSON object per test per line instead of text.
+    #[arg(long)]
+    pub json: bool,
+    /// Print a witness execution for an allowed condition, or the excluding axiom and its
+    /// offending cycle for each state of a forbidden one.
+    #[arg(long)]
+    pub explain: bool,
+    /// Write the execution graphs that `--explain` describes, in Graphviz format, into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub dot: Option<PathBuf>,
+}
+
+/// Arguments of `bench model`.
+#[derive(Debug, Args)]
+pub struct BenchModelArgs {
+    /// Suites to time (default: `litmus` and `../shared/corpus`, each where present).
+    pub paths: Vec<PathBuf>,
+    /// Runs per test; the median run counts.
+    #[arg(long, default_value_t = 5)]
+    pub runs: usize,
 }
 
 /// Arguments of `list`.
@@ -162,6 +197,8 @@ pub struct BenchArgs {
 pub enum BenchTarget {
     /// CPU backend throughput per test shape: instances/s, weak/s, weak rate.
     Cpu(BenchCpuArgs),
+    /// Time the model checker on every test of `litmus/` and `../shared/corpus` (one core).
+    Model(BenchModelArgs),
 }
 
 /// Arguments of `bench cpu`.

@@ -4,6 +4,8 @@ use crate::cli::{BenchTarget, Cli, Command};
 use clap::Parser;
 
 mod bench_cpu;
+mod bench_model;
+mod check;
 mod diff;
 mod interrupt;
 mod list;
@@ -47,8 +49,10 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
         Command::Diff(args) => diff::run(&args),
         Command::Merge(args) => merge::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Check(args) => check::run(&args),
         Command::Bench(args) => match args.target {
             BenchTarget::Cpu(a) => bench_cpu::run(&a),
+            BenchTarget::Model(a) => bench_model::run(&a),
         },
     }
 }

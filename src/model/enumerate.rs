@@ -213,6 +213,20 @@ fn execution(combo: &Combo, parts: &Parts, fr: Option<&Rel>, outcome: Outcome) -
         }
         push("co", &imm);
     }
+    let computed;
+    let fr = match (fr, parts.co) {
+        (Some(fr), _) => Some(fr),
+        (None, Some(co)) => {
+            // fr = rf⁻¹ ; co
+            let mut f = Rel::new(combo.events.len());
+            for (w, r) in parts.rf.pairs() {
+                f.set_row(r, f.row(r) | co.row(w));
+            }
+            computed = f;
+            Some(&computed)
+        }
+        (None, None) => None,
+    };
     if let Some(fr) = fr {
         let mut f = fr.clone();
         if let Some(co) = parts.co {
@@ -279,6 +293,20 @@ fn walk<'a>(
 ) -> Result<(), ModelError> {
     let k = chosen.len();
     if k == traces.len() {
+        // Every read needs a write of its value (or the initial one) before any graph is built.
+        let feasible = chosen.iter().all(|t| {
+            t.events.iter().filter(|e| e.is_read()).all(|r| {
+                prog.memories[r.loc].init == r.value
+                    || chosen.iter().any(|c| {
+                        c.events
+                            .iter()
+                            .any(|w| w.is_write() && w.loc == r.loc && w.value == r.value)
+                    })
+            })
+        });
+        if !feasible {
+            return Ok(());
+        }
         if let Some(combo) = Combo::new(prog, chosen)? {
             out.start_combo(&combo, chosen);
             combo.run(out)?;

@@ -6,6 +6,7 @@
 //! [`ptx`] builds the relations of one combination and enumerates reads-from, Fence-SC order and
 //! minimal coherence, checking the six axioms; [`sc`] is the sequentially consistent reference.
 
+pub mod dot;
 mod enumerate;
 mod event;
 pub mod explain;

@@ -464,19 +464,54 @@ impl Combo {
         let mut sync = self.rp.seq(&obs).seq(&self.ap);
         sync.intersect_with(&self.ms);
         sync.union_with(&self.bar_sync);
-        let k = self.fsc_pairs.len();
-        for mask in 0u32..(1u32 << k) {
-            let mut fsc = Rel::new(n);
-            for (i, &(a, b)) in self.fsc_pairs.iter().enumerate() {
-                if mask & (1 << i) == 0 {
-                    fsc.add(a, b);
-                } else {
-                    fsc.add(b, a);
+        let base = self.po.union(&sync);
+        let cb0 = base.closure();
+        let fsc = Rel::new(n);
+        let ctx = FscCtx {
+            rf: &rf,
+            obs: &obs,
+            base: &base,
+        };
+        self.fsc_dfs(0, cb0, fsc, &ctx, out)
+    }
+
+    /// Orders the morally strong `fence.sc` pairs one by one; a pair already ordered by base
+    /// causality (with the orders chosen so far) takes that order, since the other one would
+    /// violate `fence_sc` at once.
+    fn fsc_dfs(
+        &self,
+        i: usize,
+        ord: Rel,
+        fsc: Rel,
+        ctx: &FscCtx,
+        out: &mut Collector,
+    ) -> Result<(), ModelError> {
+        if i == self.fsc_pairs.len() {
+            let mut base = ctx.base.clone();
+            base.union_with(&fsc);
+            return self.with_fsc(ctx.rf, ctx.obs, &base, &fsc, &ord, out);
+        }
+        let (a, b) = self.fsc_pairs[i];
+        let choices: &[(usize, usize)] = if ord.has(a, b) {
+            &[(a, b)]
+        } else if ord.has(b, a) {
+            &[(b, a)]
+        } else {
+            &[(a, b), (b, a)]
+        };
+        for &(x, y) in choices {
+            let mut f = fsc.clone();
+            f.add(x, y);
+            let mut o = ord.clone();
+            if !o.has(x, y) {
+                let add = o.row(y) | bit(y);
+                for z in 0..self.len() {
+                    if z == x || o.has(z, x) {
+                        o.set_row(z, o.row(z) | add);
+                    }
                 }
             }
-            let mut base = self.po.union(&sync);
-            base.union_with(&fsc);
-            self.with_fsc(&rf, &obs, &base, &fsc, out)?;
+            self.fsc_dfs(i + 1, o, f, ctx, out)?;
         }
         Ok(())
     }
@@ -487,10 +522,10 @@ impl Combo {
         obs: &Rel,
         base: &Rel,
         fsc: &Rel,
+        cb: &Rel,
         out: &mut Collector,
     ) -> Result<(), ModelError> {
         let n = self.len();
-        let cb = base.closure();
         // fence_sc: Fence-SC order may not contradict base causality.
         for (a, b) in fsc.pairs() {
             if cb.has(b, a) {
@@ -665,6 +700,12 @@ impl Combo {
         out.allow(self, &parts, &fr);
         Ok(())
     }
+}
+
+struct FscCtx<'a> {
+    rf: &'a Rel,
+    obs: &'a Rel,
+    base: &'a Rel,
 }
 
 struct Ctx<'a> {

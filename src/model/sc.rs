@@ -20,21 +20,85 @@ pub const MAX_STATES: usize = 2_000_000;
 /// A CTA barrier key (id, count) with the instance number.
 type BarInst = ((Value, Option<Value>), u32);
 
+/// One state of the interleaving. `core` is flat so that cloning and hashing are cheap:
+/// `[pc; n] [done; n] [cluster arrivals; n] [cluster waits; n] [cluster waiting (-1: no); n]`
+/// then every thread's registers, then memory.
 #[derive(Clone, Hash, PartialEq, Eq)]
 struct St {
-    pcs: Vec<usize>,
-    done: Vec<bool>,
-    regs: Vec<Vec<Value>>,
-    mem: Vec<Value>,
-    /// Per thread: arrivals per CTA barrier key.
-    arrivals: Vec<Vec<BarInst>>,
-    /// Per thread: the barrier it waits at (key, instance).
-    waiting: Vec<Option<BarInst>>,
-    /// Per thread: `bar.red` predicates given at each (key, instance).
-    preds: Vec<Vec<(BarInst, bool)>>,
-    cluster_arrivals: Vec<u32>,
-    cluster_waits: Vec<u32>,
-    cluster_waiting: Vec<Option<u32>>,
+    core: Vec<Value>,
+    /// `(thread, key, arrivals)` for CTA barriers.
+    arrivals: Vec<(usize, (Value, Option<Value>), u32)>,
+    /// `(thread, barrier instance)` of threads waiting at a CTA barrier.
+    waiting: Vec<(usize, BarInst)>,
+    /// `(thread, instance, predicate)` given to `bar.red`.
+    preds: Vec<(usize, BarInst, bool)>,
+}
+
+/// A fast hasher for states (FxHash-style multiply and rotate).
+#[derive(Default)]
+struct Fx(u64);
+
+impl std::hash::Hasher for Fx {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.write_u64(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        for b in chunks.remainder() {
+            self.write_u64(*b as u64);
+        }
+    }
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_i64(&mut self, i: i64) {
+        self.write_u64(i as u64);
+    }
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    fn write_u32(&mut self, i: u32) {
+        self.write_u64(i as u64);
+    }
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64);
+    }
+}
+
+type FxBuild = std::hash::BuildHasherDefault<Fx>;
+
+/// Offsets into [`St::core`].
+struct Layout {
+    n: usize,
+    reg_base: Vec<usize>,
+    mem_base: usize,
+}
+
+impl Layout {
+    fn pc(&self, t: usize) -> usize {
+        t
+    }
+    fn done(&self, t: usize) -> usize {
+        self.n + t
+    }
+    fn cl_arr(&self, t: usize) -> usize {
+        2 * self.n + t
+    }
+    fn cl_waits(&self, t: usize) -> usize {
+        3 * self.n + t
+    }
+    fn cl_waiting(&self, t: usize) -> usize {
+        4 * self.n + t
+    }
+    fn reg(&self, t: usize, r: usize) -> usize {
+        self.reg_base[t] + r
+    }
+    fn mem(&self, l: usize) -> usize {
+        self.mem_base + l
+    }
 }
 
 /// Every outcome some SC interleaving of `prog` produces.
@@ -43,29 +107,38 @@ pub fn outcomes(
     observables: &[Observable],
 ) -> Result<BTreeSet<Outcome>, ModelError> {
     let n = prog.threads.len();
+    let mut core = vec![0; 5 * n];
+    for t in 0..n {
+        core[4 * n + t] = -1;
+    }
+    let mut reg_base = Vec::new();
+    for t in &prog.threads {
+        reg_base.push(core.len());
+        core.extend(&t.reg_init);
+    }
+    let mem_base = core.len();
+    core.extend(prog.memories.iter().map(|m| m.init));
     let st = St {
-        pcs: vec![0; n],
-        done: vec![false; n],
-        regs: prog.threads.iter().map(|t| t.reg_init.clone()).collect(),
-        mem: prog.memories.iter().map(|m| m.init).collect(),
-        arrivals: vec![Vec::new(); n],
-        waiting: vec![None; n],
-        preds: vec![Vec::new(); n],
-        cluster_arrivals: vec![0; n],
-        cluster_waits: vec![0; n],
-        cluster_waiting: vec![None; n],
+        core,
+        arrivals: Vec::new(),
+        waiting: Vec::new(),
+        preds: Vec::new(),
+    };
+    let lay = Layout {
+        n,
+        reg_base,
+        mem_base,
     };
     let mut ex = Explorer {
         prog,
+        lay,
         observables,
-        seen: HashSet::new(),
+        seen: HashSet::default(),
         out: BTreeSet::new(),
     };
+    ex.seen.insert(st.clone());
     let mut stack = vec![st];
     while let Some(s) = stack.pop() {
-        if !ex.seen.insert(s.clone()) {
-            continue;
-        }
         if ex.seen.len() > MAX_STATES {
             return Err(ModelError::TooLarge {
                 what: format!("more than {MAX_STATES} sequentially consistent states"),
@@ -78,20 +151,24 @@ pub fn outcomes(
 
 struct Explorer<'a> {
     prog: &'a Program,
+    lay: Layout,
     observables: &'a [Observable],
-    seen: HashSet<St>,
+    seen: HashSet<St, FxBuild>,
     out: BTreeSet<Outcome>,
 }
 
-fn arrivals_at(list: &[((Value, Option<Value>), u32)], key: (Value, Option<Value>)) -> u32 {
-    list.iter().find(|(k, _)| *k == key).map_or(0, |(_, n)| *n)
+fn arrivals_at(s: &St, t: usize, key: (Value, Option<Value>)) -> u32 {
+    s.arrivals
+        .iter()
+        .find(|(u, k, _)| *u == t && *k == key)
+        .map_or(0, |(_, _, n)| *n)
 }
 
 impl Explorer<'_> {
     fn opnd(&self, s: &St, t: usize, o: &Operand) -> Value {
         match o {
             Operand::Imm(v) => *v,
-            Operand::Reg(r) => s.regs[t][self.reg(t, r)],
+            Operand::Reg(r) => s.core[self.lay.reg(t, self.reg(t, r))],
         }
     }
 
@@ -130,24 +207,30 @@ impl Explorer<'_> {
             .any(|i| matches!(i, Instr::Barrier(Barrier::ClusterArrive { .. })))
     }
 
+    fn done(&self, s: &St, u: usize) -> bool {
+        s.core[self.lay.done(u)] != 0
+    }
+
     fn blocked(&self, s: &St, t: usize) -> bool {
         let place = self.prog.threads[t].place;
-        if let Some((key, k)) = s.waiting[t] {
-            for u in 0..s.pcs.len() {
-                if u == t || !self.prog.threads[u].place.same_cta(&place) || s.done[u] {
+        let n = self.lay.n;
+        if let Some((_, (key, k))) = s.waiting.iter().find(|(u, _)| *u == t) {
+            for u in 0..n {
+                if u == t || !self.prog.threads[u].place.same_cta(&place) || self.done(s, u) {
                     continue;
                 }
-                if self.may_use(u, key) && arrivals_at(&s.arrivals[u], key) <= k {
+                if self.may_use(u, *key) && arrivals_at(s, u, *key) <= *k {
                     return true;
                 }
             }
         }
-        if let Some(k) = s.cluster_waiting[t] {
-            for u in 0..s.pcs.len() {
-                if u == t || !self.prog.threads[u].place.same_cluster(&place) || s.done[u] {
+        let k = s.core[self.lay.cl_waiting(t)];
+        if k >= 0 {
+            for u in 0..n {
+                if u == t || !self.prog.threads[u].place.same_cluster(&place) || self.done(s, u) {
                     continue;
                 }
-                if self.may_arrive_cluster(u) && s.cluster_arrivals[u] <= k {
+                if self.may_arrive_cluster(u) && s.core[self.lay.cl_arr(u)] <= k {
                     return true;
                 }
             }
@@ -156,56 +239,66 @@ impl Explorer<'_> {
     }
 
     fn expand(&mut self, s: St, stack: &mut Vec<St>) {
-        if s.done.iter().all(|d| *d) {
+        let n = self.lay.n;
+        if (0..n).all(|t| self.done(&s, t)) {
             self.record(&s);
             return;
         }
-        for t in 0..s.pcs.len() {
-            if s.done[t] || self.blocked(&s, t) {
+        for t in 0..n {
+            if self.done(&s, t) || self.blocked(&s, t) {
                 continue;
             }
             let mut s2 = s.clone();
-            if s2.waiting[t].is_some() || s2.cluster_waiting[t].is_some() {
+            let cw = self.lay.cl_waiting(t);
+            let bar_wait = s2.waiting.iter().position(|(u, _)| *u == t);
+            if bar_wait.is_some() || s2.core[cw] >= 0 {
                 // Leaving the barrier is a step of its own.
-                if let Some((key, k)) = s2.waiting[t].take() {
+                if let Some(i) = bar_wait {
+                    let (_, (key, k)) = s2.waiting.remove(i);
                     self.finish_red(&mut s2, t, key, k);
                 }
-                s2.cluster_waiting[t] = None;
-                stack.push(s2);
+                s2.core[cw] = -1;
+                self.push(s2, stack);
                 continue;
             }
             if self.step(&mut s2, t) {
-                stack.push(s2);
+                self.push(s2, stack);
             }
+        }
+    }
+
+    /// Queues a state not seen before.
+    fn push(&mut self, s: St, stack: &mut Vec<St>) {
+        if !self.seen.contains(&s) {
+            self.seen.insert(s.clone());
+            stack.push(s);
         }
     }
 
     /// Writes the reduction of a `bar.red` once the barrier opens.
     fn finish_red(&self, s: &mut St, t: usize, key: (Value, Option<Value>), k: u32) {
-        let pc = s.pcs[t] - 1;
+        let pc = s.core[self.lay.pc(t)] as usize - 1;
         if let Instr::Barrier(Barrier::Cta {
             op: BarOp::Red { op, dst, .. },
             ..
         }) = &self.prog.threads[t].body[pc]
         {
             let place = self.prog.threads[t].place;
-            let preds: Vec<bool> = (0..s.pcs.len())
-                .filter(|u| self.prog.threads[*u].place.same_cta(&place))
-                .flat_map(|u| {
-                    s.preds[u]
-                        .iter()
-                        .filter(|(kk, _)| *kk == (key, k))
-                        .map(|(_, p)| *p)
-                        .collect::<Vec<_>>()
+            let preds: Vec<bool> = s
+                .preds
+                .iter()
+                .filter(|(u, kk, _)| {
+                    self.prog.threads[*u].place.same_cta(&place) && *kk == (key, k)
                 })
+                .map(|(_, _, p)| *p)
                 .collect();
             let v = match op {
                 BarRedOp::Popc => preds.iter().filter(|p| **p).count() as Value,
                 BarRedOp::And => preds.iter().all(|p| *p) as Value,
                 BarRedOp::Or => preds.iter().any(|p| *p) as Value,
             };
-            let d = self.reg(t, dst);
-            s.regs[t][d] = v;
+            let d = self.lay.reg(t, self.reg(t, dst));
+            s.core[d] = v;
         }
     }
 
@@ -215,23 +308,24 @@ impl Explorer<'_> {
         // Labels, moves and arithmetic are invisible to other threads: run them with the next
         // memory instruction.
         loop {
-            let Some(ins) = th.body.get(s.pcs[t]) else {
-                s.done[t] = true;
+            let pc = s.core[self.lay.pc(t)] as usize;
+            let Some(ins) = th.body.get(pc) else {
+                s.core[self.lay.done(t)] = 1;
                 return true;
             };
-            s.pcs[t] += 1;
+            s.core[self.lay.pc(t)] += 1;
             match ins {
                 Instr::Label(_) => continue,
                 Instr::Mov { dst, src } => {
                     let v = self.opnd(s, t, src);
-                    let d = self.reg(t, dst);
-                    s.regs[t][d] = v;
+                    let d = self.lay.reg(t, self.reg(t, dst));
+                    s.core[d] = v;
                     continue;
                 }
                 Instr::Alu { op, dst, a, b } => {
                     let v = alu(*op, self.opnd(s, t, a), self.opnd(s, t, b));
-                    let d = self.reg(t, dst);
-                    s.regs[t][d] = v;
+                    let d = self.lay.reg(t, self.reg(t, dst));
+                    s.core[d] = v;
                     continue;
                 }
                 Instr::Branch { cond, target } => {
@@ -239,7 +333,7 @@ impl Explorer<'_> {
                         .as_ref()
                         .is_none_or(|c| c.op.eval(self.opnd(s, t, &c.a), self.opnd(s, t, &c.b)));
                     if taken {
-                        s.pcs[t] = th.labels[&target.0];
+                        s.core[self.lay.pc(t)] = th.labels[&target.0] as Value;
                     }
                     // A branch may close a loop: make it a step so memoisation sees the state.
                     return true;
@@ -248,14 +342,15 @@ impl Explorer<'_> {
                     let Some(l) = self.addr(s, t, addr) else {
                         return false;
                     };
-                    let d = self.reg(t, dst);
-                    s.regs[t][d] = s.mem[l];
+                    let d = self.lay.reg(t, self.reg(t, dst));
+                    s.core[d] = s.core[self.lay.mem(l)];
                 }
                 Instr::Store { addr, src, .. } => {
                     let Some(l) = self.addr(s, t, addr) else {
                         return false;
                     };
-                    s.mem[l] = self.opnd(s, t, src);
+                    let v = self.opnd(s, t, src);
+                    s.core[self.lay.mem(l)] = v;
                 }
                 Instr::Atom {
                     op,
@@ -268,22 +363,22 @@ impl Explorer<'_> {
                     let Some(l) = self.addr(s, t, addr) else {
                         return false;
                     };
-                    let old = s.mem[l];
+                    let old = s.core[self.lay.mem(l)];
                     let a = self.opnd(s, t, src);
                     let b = src2.as_ref().map(|o| self.opnd(s, t, o));
                     if let Some(v) = atom_result(*op, old, a, b) {
-                        s.mem[l] = v;
+                        s.core[self.lay.mem(l)] = v;
                     }
-                    let d = self.reg(t, dst);
-                    s.regs[t][d] = old;
+                    let d = self.lay.reg(t, self.reg(t, dst));
+                    s.core[d] = old;
                 }
                 Instr::Red { op, addr, src, .. } => {
                     let Some(l) = self.addr(s, t, addr) else {
                         return false;
                     };
                     let a = self.opnd(s, t, src);
-                    if let Some(v) = atom_result(*op, s.mem[l], a, None) {
-                        s.mem[l] = v;
+                    if let Some(v) = atom_result(*op, s.core[self.lay.mem(l)], a, None) {
+                        s.core[self.lay.mem(l)] = v;
                     }
                 }
                 Instr::Fence(_) => {}
@@ -292,23 +387,32 @@ impl Explorer<'_> {
                         self.opnd(s, t, id),
                         count.as_ref().map(|c| self.opnd(s, t, c)),
                     );
-                    let k = arrivals_at(&s.arrivals[t], key);
-                    match s.arrivals[t].iter_mut().find(|(kk, _)| *kk == key) {
-                        Some((_, n)) => *n += 1,
-                        None => s.arrivals[t].push((key, 1)),
+                    let k = arrivals_at(s, t, key);
+                    match s
+                        .arrivals
+                        .iter_mut()
+                        .find(|(u, kk, _)| *u == t && *kk == key)
+                    {
+                        Some((_, _, n)) => *n += 1,
+                        None => {
+                            s.arrivals.push((t, key, 1));
+                            s.arrivals.sort();
+                        }
                     }
                     if let BarOp::Red { pred, .. } = op {
                         let p = self.opnd(s, t, pred) != 0;
-                        s.preds[t].push(((key, k), p));
+                        s.preds.push((t, (key, k), p));
+                        s.preds.sort();
                     }
                     if !matches!(op, BarOp::Arrive) {
-                        s.waiting[t] = Some((key, k));
+                        s.waiting.push((t, (key, k)));
+                        s.waiting.sort();
                     }
                 }
-                Instr::Barrier(Barrier::ClusterArrive { .. }) => s.cluster_arrivals[t] += 1,
+                Instr::Barrier(Barrier::ClusterArrive { .. }) => s.core[self.lay.cl_arr(t)] += 1,
                 Instr::Barrier(Barrier::ClusterWait) => {
-                    s.cluster_waiting[t] = Some(s.cluster_waits[t]);
-                    s.cluster_waits[t] += 1;
+                    s.core[self.lay.cl_waiting(t)] = s.core[self.lay.cl_waits(t)];
+                    s.core[self.lay.cl_waits(t)] += 1;
                 }
             }
             return true;
@@ -317,7 +421,7 @@ impl Explorer<'_> {
 
     fn addr(&self, s: &St, t: usize, a: &crate::litmus::ast::Addr) -> Option<usize> {
         if let Some(r) = &a.offset {
-            if s.regs[t][self.reg(t, r)] != 0 {
+            if s.core[self.lay.reg(t, self.reg(t, r))] != 0 {
                 return None;
             }
         }
@@ -333,8 +437,11 @@ impl Explorer<'_> {
                     .regs
                     .iter()
                     .position(|r| r == reg)
-                    .map_or(0, |i| s.regs[*thread][i]),
-                Observable::Loc(name) => self.prog.phys_of(name).map_or(0, |l| s.mem[l]),
+                    .map_or(0, |i| s.core[self.lay.reg(*thread, i)]),
+                Observable::Loc(name) => self
+                    .prog
+                    .phys_of(name)
+                    .map_or(0, |l| s.core[self.lay.mem(l)]),
             })
             .collect();
         self.out.insert(Outcome(vals));

@@ -1,0 +1,132 @@
+//! `ptx-litmus bench model`: times the checker, one test at a time on one core, on the project's
+//! corpus and the third-party one, and prints a table.
+
+use super::{AppError, Exit};
+use crate::cli::BenchModelArgs;
+use crate::litmus;
+use crate::model;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+struct Row {
+    suite: String,
+    tests: usize,
+    errors: usize,
+    total: Duration,
+    median: Duration,
+    mean: Duration,
+    worst: (Duration, String),
+}
+
+/// Times the checker and prints the table.
+pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
+    let suites: Vec<PathBuf> = if args.paths.is_empty() {
+        ["litmus", "../shared/corpus"]
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| p.exists())
+            .collect()
+    } else {
+        args.paths.clone()
+    };
+    if suites.is_empty() {
+        return Err("no suite found: give paths, or run from the project root".into());
+    }
+    let runs = args.runs.max(1);
+    let mut rows = Vec::new();
+    let mut all: Vec<(Duration, String)> = Vec::new();
+    for suite in &suites {
+        let mut times: Vec<(Duration, String)> = Vec::new();
+        let mut errors = 0;
+        for (path, parsed) in litmus::load(std::slice::from_ref(suite)) {
+            let Ok(test) = parsed else {
+                errors += 1;
+                continue;
+            };
+            let mut samples = Vec::with_capacity(runs);
+            let mut ok = true;
+            for _ in 0..runs {
+                let start = Instant::now();
+                let r = model::check(&test);
+                samples.push(start.elapsed());
+                if r.is_err() {
+                    ok = false;
+                    break;
+                }
+            }
+            if !ok {
+                errors += 1;
+                eprintln!("ptx-litmus: {}: the model gives an error", path.display());
+                continue;
+            }
+            samples.sort();
+            times.push((samples[samples.len() / 2], path.display().to_string()));
+        }
+        all.extend(times.iter().cloned());
+        rows.push(row(suite.display().to_string(), &mut times, errors));
+    }
+    let errors = rows.iter().map(|r| r.errors).sum();
+    rows.push(row("all".into(), &mut all, errors));
+    println!(
+        "{:<22} {:>6} {:>6} {:>10} {:>10} {:>10} {:>10}  worst test",
+        "suite", "tests", "errors", "total ms", "tests/s", "mean ms", "median ms"
+    );
+    for r in &rows {
+        let tps = if r.total.is_zero() {
+            0.0
+        } else {
+            r.tests as f64 / r.total.as_secs_f64()
+        };
+        println!(
+            "{:<22} {:>6} {:>6} {:>10.2} {:>10.0} {:>10.4} {:>10.4}  {} ({:.2} ms)",
+            r.suite,
+            r.tests,
+            r.errors,
+            ms(r.total),
+            tps,
+            ms(r.mean),
+            ms(r.median),
+            r.worst.1,
+            ms(r.worst.0)
+        );
+    }
+    println!(
+        "(median of {runs} runs per test, one core, {} build)",
+        crate::BUILD_PROFILE
+    );
+    Ok(if errors == 0 {
+        Exit::Success
+    } else {
+        Exit::Error
+    })
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn row(suite: String, times: &mut [(Duration, String)], errors: usize) -> Row {
+    times.sort();
+    let total: Duration = times.iter().map(|t| t.0).sum();
+    let n = times.len();
+    Row {
+        suite,
+        tests: n,
+        errors,
+        total,
+        median: if n == 0 {
+            Duration::ZERO
+        } else {
+            times[n / 2].0
+        },
+        mean: if n == 0 {
+            Duration::ZERO
+        } else {
+            total / n as u32
+        },
+        worst: times
+            .last()
+            .cloned()
+            .unwrap_or((Duration::ZERO, "-".into())),
+    }
+}

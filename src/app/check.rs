@@ -1,0 +1,243 @@
+//! `ptx-litmus check`: the model's verdict per test, as herd-style text or JSON lines, with
+//! optional explanations and execution graphs. Bad tests are reported and the batch goes on.
+
+use super::{AppError, Exit};
+use crate::cli::CheckArgs;
+use crate::litmus::ast::{CmpOp, Prop, Quantifier, Term, Test};
+use crate::litmus::{self, hash};
+use crate::model::{self, dot, explain, CheckResult, ModelVerdict};
+use crate::outcome::{Observable, Outcome};
+use serde_json::{json, Map, Value as Json};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Checks every test under the given paths (default `litmus`).
+pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from("litmus")]
+    } else {
+        args.paths.clone()
+    };
+    if let Some(dir) = &args.dot {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    }
+    let mut failed = 0usize;
+    for (path, parsed) in litmus::load(&paths) {
+        let test = match parsed {
+            Ok(t) => t,
+            Err(e) => {
+                failed += 1;
+                report_error(args, &path, &e.to_string());
+                continue;
+            }
+        };
+        let start = Instant::now();
+        let verdict = model::check(&test);
+        let elapsed = start.elapsed();
+        match verdict {
+            Ok(v) => {
+                if args.json {
+                    println!("{}", json_line(&path, &test, &v, elapsed.as_micros()));
+                } else {
+                    print!("{}", text(&test, &v, elapsed.as_secs_f64()));
+                }
+                if args.explain || args.dot.is_some() {
+                    let ex = explain::explain(&test, &v);
+                    if args.explain && !args.json {
+                        print!("{}", ex.text);
+                        println!();
+                    }
+                    if let Some(dir) = &args.dot {
+                        for (i, (title, exec, cycle)) in ex.items.iter().enumerate() {
+                            let file = dir.join(format!("{}-{i}.dot", file_stem(&test.name)));
+                            let title = format!("{}: {title}", test.name);
+                            std::fs::write(&file, dot::to_dot(exec, &title, cycle))
+                                .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+                        }
+                    }
+                }
+            }
+            Err(e) => {
+                failed += 1;
+                report_error(args, &path, &format!("{}: {e}", test.name));
+            }
+        }
+    }
+    Ok(if failed == 0 {
+        Exit::Success
+    } else {
+        Exit::Error
+    })
+}
+
+fn file_stem(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "+-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+fn report_error(args: &CheckArgs, path: &Path, msg: &str) {
+    if args.json {
+        println!(
+            "{}",
+            json!({"path": path.display().to_string(), "error": msg})
+        );
+    }
+    eprintln!("ptx-litmus: {}: {msg}", path.display());
+}
+
+fn outcome_json(obs: &[Observable], o: &Outcome) -> Json {
+    let mut m = Map::new();
+    for (k, v) in obs.iter().zip(&o.0) {
+        m.insert(k.to_string(), json!(v));
+    }
+    Json::Object(m)
+}
+
+fn quantifier(q: Quantifier) -> &'static str {
+    match q {
+        Quantifier::Exists => "exists",
+        Quantifier::NotExists => "~exists",
+        Quantifier::Forall => "forall",
+    }
+}
+
+/// Whether some allowed outcome satisfies the condition's proposition.
+fn prop_allowed(test: &Test, v: &ModelVerdict) -> bool {
+    v.allowed
+        .iter()
+        .any(|o| o.satisfies(&v.observables, &test.condition.prop))
+}
+
+fn json_line(path: &Path, test: &Test, v: &ModelVerdict, us: u128) -> String {
+    let obs = &v.observables;
+    json!({
+        "path": path.display().to_string(),
+        "name": test.name,
+        "hash": hash(test),
+        "quantifier": quantifier(test.condition.quantifier),
+        "condition": condition(test),
+        "result": match v.result { CheckResult::Ok => "Ok", CheckResult::No => "No" },
+        "condition_allowed": prop_allowed(test, v),
+        "observables": obs.iter().map(|o| o.to_string()).collect::<Vec<_>>(),
+        "allowed": v.allowed.iter().map(|o| outcome_json(obs, o)).collect::<Vec<_>>(),
+        "sc": v.sc.iter().map(|o| outcome_json(obs, o)).collect::<Vec<_>>(),
+        "excluded": v.excluded.iter().map(|e| json!({
+            "outcome": outcome_json(obs, &e.outcome),
+            "axiom": e.axiom.name(),
+        })).collect::<Vec<_>>(),
+        "domains": v.domains,
+        "candidates": v.candidates,
+        "consistent": v.consistent,
+        "elapsed_us": us as u64,
+    })
+    .to_string()
+}
+
+fn text(test: &Test, v: &ModelVerdict, secs: f64) -> String {
+    use std::fmt::Write;
+    let obs = &v.observables;
+    let mut s = String::new();
+    let kind = match test.condition.quantifier {
+        Quantifier::Exists => "Allowed",
+        Quantifier::NotExists => "Forbidden",
+        Quantifier::Forall => "Required",
+    };
+    let _ = writeln!(s, "Test {} {kind}", test.name);
+    let _ = writeln!(s, "States {}", v.allowed.len());
+    let width = v
+        .allowed
+        .iter()
+        .map(|o| o.display(obs).to_string().len())
+        .max()
+        .unwrap_or(0);
+    for o in &v.allowed {
+        let tag = if v.sc.contains(o) { "sc" } else { "weak" };
+        let _ = writeln!(s, "{:width$}  ({tag})", o.display(obs).to_string());
+    }
+    let _ = writeln!(
+        s,
+        "{}",
+        match v.result {
+            CheckResult::Ok => "Ok",
+            CheckResult::No => "No",
+        }
+    );
+    let pos = v
+        .allowed
+        .iter()
+        .filter(|o| o.satisfies(obs, &test.condition.prop))
+        .count();
+    let neg = v.allowed.len() - pos;
+    let _ = writeln!(s, "Witnesses");
+    let _ = writeln!(s, "Positive: {pos} Negative: {neg}");
+    let _ = writeln!(
+        s,
+        "Condition {} is {}",
+        condition(test),
+        if prop_allowed(test, v) {
+            "Allowed"
+        } else {
+            "Forbidden"
+        }
+    );
+    let obs_word = if pos == 0 {
+        "Never"
+    } else if neg == 0 {
+        "Always"
+    } else {
+        "Sometimes"
+    };
+    let _ = writeln!(s, "Observation {} {obs_word} {pos} {neg}", test.name);
+    let _ = writeln!(s, "Candidates {} Consistent {}", v.candidates, v.consistent);
+    let _ = writeln!(s, "Time {} {secs:.6}", test.name);
+    let _ = writeln!(s, "Hash={}", hash(test));
+    let _ = writeln!(s);
+    s
+}
+
+fn condition(test: &Test) -> String {
+    let p = prop_text(&test.condition.prop);
+    let p = if p.starts_with('(') {
+        p
+    } else {
+        format!("({p})")
+    };
+    format!("{} {p}", quantifier(test.condition.quantifier))
+}
+
+fn term_text(t: &Term) -> String {
+    match t {
+        Term::Reg { thread, reg } => format!("P{thread}:{reg}"),
+        Term::Loc(l) => l.clone(),
+        Term::Const(c) => c.to_string(),
+    }
+}
+
+fn prop_text(p: &Prop) -> String {
+    match p {
+        Prop::True => "true".into(),
+        Prop::False => "false".into(),
+        Prop::Cmp { lhs, op, rhs } => {
+            let o = match op {
+                CmpOp::Eq => "==",
+                CmpOp::Ne => "!=",
+                CmpOp::Lt => "<",
+                CmpOp::Le => "<=",
+                CmpOp::Gt => ">",
+                CmpOp::Ge => ">=",
+            };
+            format!("{} {o} {}", term_text(lhs), term_text(rhs))
+        }
+        Prop::Not(q) => format!("~({})", prop_text(q)),
+        Prop::And(a, b) => format!("({} /\\ {})", prop_text(a), prop_text(b)),
+        Prop::Or(a, b) => format!("({} \\/ {})", prop_text(a), prop_text(b)),
+    }
+}

@@ -1,0 +1,285 @@
+//! Properties of the checker on small random tests from a deterministic generator: every SC
+//! outcome is allowed; strengthening an access or adding a fence never enlarges the allowed
+//! set; checking is deterministic.
+
+use ptx_litmus::litmus::ast::*;
+use ptx_litmus::model::{check, sc_outcomes};
+
+/// xorshift64*: a small deterministic generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len())]
+    }
+}
+
+const LOCS: [&str; 2] = ["x", "y"];
+const SCOPES: [Scope; 3] = [Scope::Cta, Scope::Gpu, Scope::Sys];
+
+fn addr(l: &str) -> Addr {
+    Addr {
+        loc: l.into(),
+        offset: None,
+    }
+}
+
+fn random_instr(rng: &mut Rng, next_reg: &mut usize, value: &mut Value) -> Instr {
+    let loc = rng.pick(&LOCS);
+    let scope = Some(rng.pick(&SCOPES));
+    match rng.below(10) {
+        0..=2 => {
+            let dst = Reg(format!("r{next_reg}"));
+            *next_reg += 1;
+            Instr::Load {
+                sem: rng.pick(&[Sem::Weak, Sem::Relaxed, Sem::Acquire]),
+                scope,
+                proxy: Proxy::Generic,
+                dst,
+                addr: addr(loc),
+            }
+        }
+        3..=5 => {
+            *value += 1;
+            Instr::Store {
+                sem: rng.pick(&[Sem::Weak, Sem::Relaxed, Sem::Release]),
+                scope,
+                proxy: Proxy::Generic,
+                addr: addr(loc),
+                src: Operand::Imm(*value),
+            }
+        }
+        6 | 7 => {
+            let dst = Reg(format!("r{next_reg}"));
+            *next_reg += 1;
+            *value += 1;
+            let op = rng.pick(&[AtomOp::Add, AtomOp::Exch, AtomOp::Cas]);
+            Instr::Atom {
+                sem: rng.pick(&[Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel]),
+                scope,
+                op,
+                dst,
+                addr: addr(loc),
+                src: Operand::Imm(if op == AtomOp::Cas { 0 } else { *value }),
+                src2: (op == AtomOp::Cas).then_some(Operand::Imm(*value)),
+            }
+        }
+        _ => Instr::Fence(Fence::Memory {
+            sem: rng.pick(&[
+                FenceSem::Sc,
+                FenceSem::AcqRel,
+                FenceSem::Acquire,
+                FenceSem::Release,
+            ]),
+            scope: rng.pick(&SCOPES),
+        }),
+    }
+}
+
+fn random_test(seed: u64) -> Test {
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let nthreads = 2 + rng.below(2);
+    let mut value = 0;
+    let mut threads = Vec::new();
+    let mut regs = Vec::new();
+    for t in 0..nthreads {
+        let mut next_reg = 0;
+        let len = 1 + rng.below(3);
+        let body = (0..len)
+            .map(|_| random_instr(&mut rng, &mut next_reg, &mut value))
+            .collect();
+        for r in 0..next_reg {
+            regs.push((t, format!("r{r}")));
+        }
+        threads.push(Thread {
+            id: t,
+            place: Placement {
+                warp: None,
+                cta: rng.below(2) as u32,
+                cluster: None,
+                gpu: 0,
+            },
+            body,
+        });
+    }
+    // Observe every register and every final memory value.
+    let mut prop = Prop::True;
+    let mut add = |term: Term| {
+        let c = Prop::Cmp {
+            lhs: term.clone(),
+            op: CmpOp::Eq,
+            rhs: term,
+        };
+        prop = Prop::And(Box::new(prop.clone()), Box::new(c));
+    };
+    for (t, r) in &regs {
+        add(Term::Reg {
+            thread: *t,
+            reg: Reg(r.clone()),
+        });
+    }
+    for l in LOCS {
+        add(Term::Loc(l.into()));
+    }
+    Test {
+        name: format!("random-{seed}"),
+        doc: vec![],
+        locations: LOCS
+            .iter()
+            .map(|l| Location {
+                name: (*l).into(),
+                kind: LocationKind::Memory {
+                    init: 0,
+                    space: Space::Global,
+                },
+            })
+            .collect(),
+        reg_init: vec![],
+        threads,
+        extra_observed: vec![],
+        condition: Condition {
+            quantifier: Quantifier::Exists,
+            prop,
+        },
+    }
+}
+
+/// The test with one access made stronger (weak -> relaxed -> acquire/release, or a wider
+/// scope), or `None` when the chosen instruction cannot be strengthened.
+fn strengthen(test: &Test, rng: &mut Rng) -> Option<Test> {
+    let mut t = test.clone();
+    let th = rng.below(t.threads.len());
+    let i = rng.below(t.threads[th].body.len());
+    let wider = |s: Option<Scope>| match s {
+        Some(Scope::Cta) => Some(Scope::Gpu),
+        Some(Scope::Gpu) => Some(Scope::Sys),
+        _ => None,
+    };
+    match &mut t.threads[th].body[i] {
+        Instr::Load { sem, scope, .. } => match *sem {
+            Sem::Weak => *sem = Sem::Relaxed,
+            Sem::Relaxed => *sem = Sem::Acquire,
+            _ => *scope = Some(wider(*scope)?),
+        },
+        Instr::Store { sem, scope, .. } => match *sem {
+            Sem::Weak => *sem = Sem::Relaxed,
+            Sem::Relaxed => *sem = Sem::Release,
+            _ => *scope = Some(wider(*scope)?),
+        },
+        Instr::Atom { sem, scope, .. } => match *sem {
+            Sem::Relaxed | Sem::Acquire | Sem::Release => *sem = Sem::AcqRel,
+            _ => *scope = Some(wider(*scope)?),
+        },
+        Instr::Fence(Fence::Memory { sem, scope }) => match *sem {
+            FenceSem::Acquire | FenceSem::Release => *sem = FenceSem::AcqRel,
+            FenceSem::AcqRel => *sem = FenceSem::Sc,
+            FenceSem::Sc => *scope = wider(Some(*scope))?,
+        },
+        _ => return None,
+    }
+    Some(t)
+}
+
+const CASES: u64 = 150;
+
+#[test]
+fn every_sc_outcome_is_allowed() {
+    for seed in 0..CASES {
+        let t = random_test(seed);
+        let v = check(&t).unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        let sc = sc_outcomes(&t).expect("SC enumeration");
+        assert!(!sc.is_empty(), "{}: no SC outcome", t.name);
+        for o in &sc {
+            assert!(
+                v.allowed.contains(o),
+                "{}: SC outcome {} is not PTX-allowed\n{t:#?}",
+                t.name,
+                o.display(&v.observables)
+            );
+        }
+        assert_eq!(v.sc, sc, "{}: the SC label must be the SC outcomes", t.name);
+    }
+}
+
+#[test]
+fn strengthening_an_access_never_enlarges_the_allowed_set() {
+    let mut rng = Rng(7);
+    let mut compared = 0;
+    for seed in 0..CASES {
+        let t = random_test(seed);
+        let Some(s) = strengthen(&t, &mut rng) else {
+            continue;
+        };
+        let weak = check(&t).expect("weaker test checks").allowed;
+        let strong = check(&s).expect("stronger test checks").allowed;
+        assert!(
+            strong.is_subset(&weak),
+            "{}: strengthening allowed new outcomes {:?}",
+            t.name,
+            strong.difference(&weak).collect::<Vec<_>>()
+        );
+        compared += 1;
+    }
+    assert!(compared > CASES / 2, "only {compared} tests strengthened");
+}
+
+#[test]
+fn adding_a_fence_never_enlarges_the_allowed_set() {
+    let mut rng = Rng(11);
+    for seed in 0..CASES {
+        let t = random_test(seed);
+        let mut f = t.clone();
+        let th = rng.below(f.threads.len());
+        let at = rng.below(f.threads[th].body.len() + 1);
+        let sem = rng.pick(&[
+            FenceSem::Sc,
+            FenceSem::AcqRel,
+            FenceSem::Acquire,
+            FenceSem::Release,
+        ]);
+        f.threads[th].body.insert(
+            at,
+            Instr::Fence(Fence::Memory {
+                sem,
+                scope: rng.pick(&SCOPES),
+            }),
+        );
+        let before = check(&t).expect("test checks").allowed;
+        let after = check(&f).expect("fenced test checks").allowed;
+        assert!(
+            after.is_subset(&before),
+            "{}: a fence allowed new outcomes {:?}",
+            t.name,
+            after.difference(&before).collect::<Vec<_>>()
+        );
+    }
+}
+
+#[test]
+fn check_is_deterministic() {
+    for seed in 0..40 {
+        let t = random_test(seed);
+        assert_eq!(check(&t), check(&t), "{}", t.name);
+    }
+}
+
+#[test]
+fn the_generator_makes_weak_behaviour_appear() {
+    // Guards the other properties against a generator that only makes trivial tests.
+    let weak = (0..CASES)
+        .filter(|&s| {
+            let v = check(&random_test(s)).expect("checks");
+            v.allowed.len() > v.sc.len()
+        })
+        .count();
+    assert!(weak > 10, "only {weak} random tests show weak outcomes");
+}
