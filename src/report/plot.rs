@@ -38,25 +38,49 @@ struct Bar {
     label: String,
     class: Class,
     count: u64,
+    /// How many unseen outcomes a zero-count row stands for.
+    unseen: usize,
 }
 
+/// Unseen allowed outcomes beyond this many share one row, so large tests stay readable.
+const MAX_UNSEEN_ROWS: usize = 6;
+
 fn bars(t: &TestRecord) -> Vec<Bar> {
+    let label = |values: &[i64]| {
+        t.observables
+            .iter()
+            .zip(values)
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let unseen = t.verdict.unseen_allowed().count();
+    let collapse = unseen > MAX_UNSEEN_ROWS;
     let mut out: Vec<Bar> = t
         .verdict
         .outcomes
         .iter()
+        .filter(|o| !(collapse && o.count == 0 && matches!(o.class, Class::Sc | Class::Weak)))
         .map(|o| Bar {
-            label: t
-                .observables
-                .iter()
-                .zip(&o.values.0)
-                .map(|(n, v)| format!("{n}={v}"))
-                .collect::<Vec<_>>()
-                .join(" "),
+            label: label(&o.values.0),
             class: o.class,
             count: o.count,
+            unseen: 1,
         })
         .collect();
+    if collapse {
+        let weak = t
+            .verdict
+            .unseen_allowed()
+            .filter(|o| o.class == Class::Weak)
+            .count();
+        out.push(Bar {
+            label: format!("{unseen} allowed outcomes ({weak} weak)"),
+            class: if weak > 0 { Class::Weak } else { Class::Sc },
+            count: 0,
+            unseen,
+        });
+    }
     let listed: u64 = t
         .verdict
         .outcomes
@@ -70,6 +94,7 @@ fn bars(t: &TestRecord) -> Vec<Bar> {
             label: "values outside the outcome space".into(),
             class: Class::Unexpected,
             count: bucket,
+            unseen: 0,
         });
     }
     out
@@ -193,13 +218,14 @@ fn draw<DB: DrawingBackend>(
                 (FAMILY, 11).into_font().color(&BLACK.mix(0.8)),
             )))?;
         } else {
+            let what = if b.unseen > 1 {
+                "none seen: each".to_string()
+            } else {
+                format!("{} allowed, not seen:", b.class.as_str())
+            };
             let note = match bound {
-                Some(p) => format!(
-                    "{} allowed, not seen: rate < {} (95 %)",
-                    b.class.as_str(),
-                    super::format::rate(Some(p))
-                ),
-                None => format!("{}, not seen", b.class.as_str()),
+                Some(p) => format!("{what} rate < {} (95 %)", super::format::rate(Some(p))),
+                None => format!("{what} no instances"),
             };
             chart.draw_series(std::iter::once(Text::new(
                 note,
