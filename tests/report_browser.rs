@@ -4,76 +4,35 @@
 
 mod results_common;
 
-use ptx_litmus::harness::{cpu, Budget, Control, RunParams};
-use ptx_litmus::report;
-use ptx_litmus::results::{
-    read_result_set, time, write_result_set, Parameters, RunRecord, SkippedTest, TestRecord,
-};
-use ptx_litmus::{litmus, model};
+use ptx_litmus::report::summary;
+use ptx_litmus::results::read_result_set;
 use results_common::scratch;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::AtomicBool;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-/// Runs every test of `litmus/` on the CPU backend (a few rounds each) and writes the result
-/// set, as `run` does: tests the parser, model or backend cannot take are recorded as not run.
-fn cpu_run_of_the_suite(dir: &Path) {
-    let now = || {
-        SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap()
-            .as_secs()
-    };
-    let started = now();
-    let clock = Instant::now();
-    let params = RunParams::new(Budget::Instances(2_000), 7);
-    let mut run = RunRecord::new(
-        time::run_id(started, params.seed),
-        "cpu",
-        vec![
-            "cargo".into(),
-            "test".into(),
-            "--test".into(),
-            "report_browser".into(),
-        ],
-        Parameters::from_run_params(&params),
-        time::rfc3339(started),
+/// Runs every test of `litmus/` on the CPU backend through `ptx-litmus run` (few instances
+/// each) and returns the result set's directory.
+fn cpu_run_of_the_suite(root: &Path) -> PathBuf {
+    let out = Command::new(env!("CARGO_BIN_EXE_ptx-litmus"))
+        .args(["run", "litmus", "--backend", "cpu", "--iterations", "2000"])
+        .args(["--seed", "7", "--run-id", "browser", "--quiet", "--out"])
+        .arg(root)
+        .output()
+        .unwrap();
+    let code = out.status.code();
+    // 1 would be a violation observed on the CPU: still a result set to render.
+    assert!(
+        matches!(code, Some(0 | 1)),
+        "run failed: {}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    let cancel = AtomicBool::new(false);
-    let mut tests: Vec<TestRecord> = Vec::new();
-    for path in litmus::discover(&[PathBuf::from("litmus")]).unwrap() {
-        let shown = path.display().to_string();
-        run.test_paths.push(shown.clone());
-        let outcome = litmus::parse_file(&path)
-            .map_err(|e| e.to_string())
-            .and_then(|t| model::check(&t).map(|m| (t, m)).map_err(|e| e.to_string()))
-            .and_then(|(t, m)| {
-                let mut progress = |_: &ptx_litmus::harness::Progress<'_>| {};
-                let control = Control {
-                    cancel: &cancel,
-                    progress: &mut progress,
-                };
-                let r = cpu::run(&t, &params, control).map_err(|e| e.to_string())?;
-                if run.provenance.is_empty() {
-                    run.provenance = r.info.provenance.clone();
-                    run.parameters = Parameters::from_run_params(&r.info.params);
-                }
-                TestRecord::from_run(&shown, &t, &m, &r).map_err(|e| e.to_string())
-            });
-        match outcome {
-            Ok(rec) => tests.push(rec),
-            Err(reason) => run.skipped_tests.push(SkippedTest {
-                path: shown,
-                reason,
-            }),
-        }
-    }
-    run.provenance.remove("threads");
-    run.elapsed_s = clock.elapsed().as_secs_f64();
-    run.finished = time::rfc3339(now());
-    assert!(tests.len() >= 100, "only {} tests ran", tests.len());
-    write_result_set(dir, &run, &tests, false).unwrap();
+    let mut found: Vec<PathBuf> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().path().join("browser"))
+        .filter(|d| d.join("run.json").is_file())
+        .collect();
+    assert_eq!(found.len(), 1, "one result set under {}", root.display());
+    found.remove(0)
 }
 
 fn chromium() -> Option<PathBuf> {
@@ -113,11 +72,21 @@ fn report_loads_in_headless_chromium_with_summary_and_plots() {
         return;
     };
     let root = scratch("browser");
-    let dir = root.join("results");
-    cpu_run_of_the_suite(&dir);
+    let dir = cpu_run_of_the_suite(&root.join("results"));
     let set = read_result_set(&dir).unwrap();
-    let totals = ptx_litmus::report::summary::totals_line(&set.run, &set.tests);
-    report::write_report(&set, &dir, false).unwrap();
+    assert!(set.tests.len() >= 100, "only {} tests ran", set.tests.len());
+    assert_eq!(set.run.backend, "cpu");
+    let totals = summary::totals_line(&set.run, &set.tests);
+    let out = Command::new(env!("CARGO_BIN_EXE_ptx-litmus"))
+        .arg("report")
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let page = std::fs::canonicalize(dir.join("report.html")).unwrap();
     let url = format!("file://{}", page.display());
 
