@@ -110,7 +110,7 @@ fn litmus7_log_has_histogram_witnesses_and_observation() {
         "Histogram (4 states)",
         "5000  *>0:r0=0; 1:r0=0;",
         "Positive: 5000, Negative: 995000",
-        "Condition exists (0:r0 == 0 /\\ 1:r0 == 0) is validated",
+        "Condition exists (0:r0=0 /\\ 1:r0=0) is validated",
         "Hash=h-sb",
         "Observation SB Sometimes 5000 995000",
         "Observation MP Never 0 1000000",

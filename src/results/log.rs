@@ -79,7 +79,8 @@ fn test_block(s: &mut String, t: &TestRecord) {
     let _ = writeln!(
         s,
         "Condition {} is {}validated",
-        herd_names(&t.condition),
+        // herd writes equality as `=`.
+        herd_names(&t.condition).replace(" == ", "="),
         if v.validated { "" } else { "NOT " }
     );
     let _ = writeln!(s, "Hash={}", t.hash);
