@@ -12,10 +12,15 @@ use std::path::PathBuf;
 
 /// One test's ingredients.
 pub struct Fixture {
+    /// The test's name.
     pub name: &'static str,
+    /// Its condition.
     pub condition: Condition,
+    /// The condition in canonical text.
     pub condition_text: &'static str,
+    /// What the model allows.
     pub model: ModelVerdict,
+    /// What was observed.
     pub histogram: Histogram,
 }
 
@@ -119,8 +124,11 @@ fn two_reg(
 /// Knobs for a suite: a violation planted in CoRR, and the SB weak count.
 #[derive(Clone, Copy)]
 pub struct Knobs {
+    /// Times CoRR's forbidden outcome is seen.
     pub corr_violation: u64,
+    /// Times SB's weak outcome is seen.
     pub sb_weak: u64,
+    /// Instances per test.
     pub instances: u64,
 }
 
