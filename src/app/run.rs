@@ -72,7 +72,7 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         run_id,
         backend.as_str(),
         std::env::args().collect(),
-        parameters(&plan.params, &stress)?,
+        parameters(&plan.params, &stress, backend)?,
         results::time::rfc3339(now),
     );
     record.provenance = harness::provenance(backend);
@@ -82,6 +82,17 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
     interrupt::install();
     let started = Instant::now();
     let bar = progress_bar(files.len() as u64, args.quiet);
+    // The GPU backend keeps each kernel's driver-compiled cubin, PTX and JIT log with the result
+    // set, for `cuobjdump -sass`; the directory is not a parameter of the run (replays write
+    // their own).
+    let dir = results::default_dir(&args.out, &record);
+    let mut run_params = plan.params.clone();
+    if backend == Backend::Cuda {
+        run_params
+            .options
+            .entry("sass_dir".into())
+            .or_insert_with(|| dir.join("sass").display().to_string());
+    }
     let mut tests: Vec<TestRecord> = Vec::new();
     let mut errors = 0usize;
     let mut violations = 0u64;
@@ -114,7 +125,7 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
                 continue;
             }
         };
-        let observed = match run_one(backend, &test, &verdict, &plan.params, violations, &bar) {
+        let observed = match run_one(backend, &test, &verdict, &run_params, violations, &bar) {
             Ok(r) => r,
             Err(RunError::Unsupported(why)) => {
                 skip(
@@ -153,7 +164,6 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
     record.elapsed_s = started.elapsed().as_secs_f64();
     record.finished = results::time::rfc3339(unix_secs());
 
-    let dir = results::default_dir(&args.out, &record);
     results::write_result_set(&dir, &record, &tests, args.force)?;
     print!("{}", report::summary::render(&record, &tests));
     println!("result set: {}", dir.display());
@@ -230,11 +240,19 @@ fn replay_plan(path: &Path, args: &RunArgs) -> Result<Plan, AppError> {
     })
 }
 
-/// Resolves `auto`; `cuda` is refused with its reason until a CUDA backend is built in.
+/// Resolves `auto` (the GPU when one is usable, saying which); `cuda` without a usable GPU is
+/// refused with the one-line reason.
 fn choose_backend(b: Backend) -> Result<Backend, AppError> {
-    match (b, harness::cuda_status()) {
+    if b == Backend::Cpu {
+        return Ok(Backend::Cpu);
+    }
+    match (b, harness::cuda::status()) {
         (Backend::Cpu, _) => Ok(Backend::Cpu),
-        (Backend::Cuda, Ok(())) | (Backend::Auto, Ok(())) => Ok(Backend::Cuda),
+        (Backend::Cuda, Ok(_)) => Ok(Backend::Cuda),
+        (Backend::Auto, Ok(gpu)) => {
+            eprintln!("ptx-litmus: running on {gpu} (CUDA backend)");
+            Ok(Backend::Cuda)
+        }
         (Backend::Cuda, Err(why)) => Err(format!("--backend cuda: {why}").into()),
         (Backend::Auto, Err(why)) => {
             eprintln!("ptx-litmus: no usable GPU ({why}); running on the CPU backend");
@@ -243,7 +261,7 @@ fn choose_backend(b: Backend) -> Result<Backend, AppError> {
     }
 }
 
-fn parameters(p: &RunParams, stress: &Stress) -> Result<Parameters, AppError> {
+fn parameters(p: &RunParams, stress: &Stress, backend: Backend) -> Result<Parameters, AppError> {
     let mut out = Parameters::from_run_params(p);
     if let serde_json::Value::Object(o) = serde_json::to_value(stress)? {
         for (k, v) in o {
@@ -251,6 +269,11 @@ fn parameters(p: &RunParams, stress: &Stress) -> Result<Parameters, AppError> {
                 out.incantations.insert(k, v);
             }
         }
+    }
+    if backend == Backend::Cuda {
+        // Instances per launch depend on each test's layout; every test records its own
+        // (`kernel.instances_per_launch`, `kernel.launches`).
+        return Ok(out);
     }
     let batch = cpu::CpuOptions::parse(&p.options)
         .map(|o| o.batch as u64)
@@ -322,6 +345,12 @@ fn test_record(
     }
     if let Some(t) = info.provenance.get("threads") {
         rec.notes.insert("threads".into(), t.clone());
+    }
+    // Per-kernel facts of the GPU backend: PTX ISA, SASS hash, launch shapes, timing.
+    for (k, v) in &info.provenance {
+        if k.starts_with("kernel.") {
+            rec.notes.insert(k.clone(), v.clone());
+        }
     }
     if info.partial {
         rec.notes.insert("partial".into(), "true".into());

@@ -4,7 +4,7 @@
 //! the checksum and the stress self-test.
 
 use super::buffers::Buffers;
-use super::config::{kernel_args, LaunchPlan};
+use super::config::{kernel_args, ClusterMode, LaunchPlan};
 use super::driver::Gpu;
 use super::launch::{Launcher, Timer};
 use super::module::{function_attribute, Module};
@@ -117,7 +117,7 @@ pub fn execute(
     );
 
     let buffers = Buffers::new(layout)?;
-    let test = Launcher::new(test_fn, &test_plan, gpu.stream);
+    let mut test = Launcher::new(test_fn, &test_plan, gpu.stream);
     let collect = Launcher::new(collect_fn, &collect_plan, gpu.stream);
     let pointer = |p: Param| {
         buffers.ptr(match p {
@@ -153,9 +153,14 @@ pub fn execute(
         batch_seeds.clear();
         batch_seeds.extend(seeds.by_ref().take(n as usize));
         let enqueue = Instant::now();
-        for &seed in &batch_seeds {
+        for (i, &seed) in batch_seeds.iter().enumerate() {
             let args = kernel_args(pointer, seed);
-            test.launch(&args)?;
+            if stats.launches == 0 && i == 0 {
+                // The first launch settles how the cluster dimension is given (see below).
+                test = first_launch(test, test_fn, &test_plan, gpu, &args, &mut kernel)?;
+            } else {
+                test.launch(&args)?;
+            }
             collect.launch(&args)?;
         }
         stats.enqueue_s += enqueue.elapsed().as_secs_f64();
@@ -191,6 +196,36 @@ pub fn execute(
         partial,
         kernel,
     })
+}
+
+/// Makes the first launch of the test kernel. A kernel that states its cluster size is launched
+/// without the cluster attribute, as CUDA launches `__cluster_dims__` kernels; should a driver
+/// insist on the attribute, the launch is repeated once with it (the same dimensions), and that
+/// launcher is kept.
+fn first_launch(
+    test: Launcher,
+    func: cudarc::driver::sys::CUfunction,
+    plan: &LaunchPlan,
+    gpu: &Gpu,
+    args: &[super::config::ArgValue; crate::codegen::PARAMS.len()],
+    kernel: &mut BTreeMap<String, String>,
+) -> Result<Launcher, String> {
+    let Err(first) = test.launch(args) else {
+        return Ok(test);
+    };
+    let ClusterMode::CompileTime(dim) = plan.cluster else {
+        return Err(first);
+    };
+    let retry = LaunchPlan {
+        cluster: ClusterMode::Attribute(dim),
+        ..plan.clone()
+    };
+    let again = Launcher::new(func, &retry, gpu.stream);
+    again
+        .launch(args)
+        .map_err(|e| format!("{first}; again with the cluster attribute: {e}"))?;
+    kernel.insert("kernel.test_launch".into(), retry.describe());
+    Ok(again)
 }
 
 /// Saves the cubin the driver JIT'd, its JIT log and the PTX under `dir`, named after the test.
