@@ -92,6 +92,18 @@ impl Launcher {
     }
 }
 
+/// Waits for everything queued on a stream when dropped, so that no kernel still runs when the
+/// buffers and module it uses are freed, even when a run ends early with an error.
+pub struct Drain(pub sys::CUstream);
+
+impl Drop for Drain {
+    fn drop(&mut self) {
+        // SAFETY: the stream belongs to the process-wide device and outlives every run. An
+        // error here was already reported by the call that failed.
+        unsafe { sys::cuStreamSynchronize(self.0) };
+    }
+}
+
 /// A pair of events that time the GPU's work on a stream.
 pub struct Timer {
     start: sys::CUevent,

@@ -6,7 +6,7 @@
 use super::buffers::Buffers;
 use super::config::{kernel_args, ClusterMode, LaunchPlan};
 use super::driver::Gpu;
-use super::launch::{Launcher, Timer};
+use super::launch::{Drain, Launcher, Timer};
 use super::module::{function_attribute, Module};
 use super::options::CudaOptions;
 use super::schedule::Schedule;
@@ -139,6 +139,8 @@ pub fn execute(
     );
 
     let buffers = Buffers::new(layout)?;
+    // Dropped before `buffers` and `module`: waits for queued launches on every way out.
+    let _drain = Drain(gpu.stream);
     let mut test = Launcher::new(test_fn, &test_plan, gpu.stream);
     let collect = Launcher::new(collect_fn, &collect_plan, gpu.stream);
     let pointer = |p: Param| {
