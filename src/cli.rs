@@ -54,6 +54,11 @@ pub enum Command {
     /// candidate and consistent execution counts and the test hash. A test that does not parse
     /// or uses something the model cannot decide is reported and the batch goes on (exit 2).
     Check(CheckArgs),
+    /// Generate the PTX kernel of a test (print it, or write it to a file).
+    Emit(EmitArgs),
+    /// Assemble tests' kernels with ptxas, disassemble them, and check that every memory
+    /// operation and fence of each role survives in order with its strength and scope.
+    Sass(SassArgs),
 }
 
 /// Arguments of `check`.
@@ -216,4 +221,34 @@ pub struct BenchCpuArgs {
     /// Only shapes whose name contains this.
     #[arg(long)]
     pub only: Option<String>,
+}
+
+/// Arguments of `emit`.
+#[derive(Debug, Args)]
+pub struct EmitArgs {
+    /// The test file.
+    pub test: PathBuf,
+    /// Incantation preset: basic, interleave, stress, or random-<seed>.
+    #[arg(long, default_value = "stress")]
+    pub stress: String,
+    /// Write the kernel here instead of printing it.
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+}
+
+/// Arguments of `sass`.
+#[derive(Debug, Args)]
+pub struct SassArgs {
+    /// Test files or directories (searched recursively for `*.litmus`).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// The GPU architecture to assemble for.
+    #[arg(long, default_value = "sm_90")]
+    pub arch: String,
+    /// Incantation preset of the kernels checked.
+    #[arg(long, default_value = "stress")]
+    pub stress: String,
+    /// Print the SASS of every role beside the mapping.
+    #[arg(long)]
+    pub verbose: bool,
 }

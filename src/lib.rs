@@ -12,6 +12,7 @@ pub mod model;
 pub mod outcome;
 pub mod report;
 pub mod results;
+pub mod sass;
 pub mod verdict;
 
 /// The git revision this binary was built from (`unknown` outside a checkout).

@@ -7,11 +7,13 @@ mod bench_cpu;
 mod bench_model;
 mod check;
 mod diff;
+mod emit;
 mod interrupt;
 mod list;
 mod merge;
 mod report;
 mod run;
+mod sass;
 mod show;
 
 /// How a command ended, as the process exit code.
@@ -54,6 +56,8 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
             BenchTarget::Cpu(a) => bench_cpu::run(&a),
             BenchTarget::Model(a) => bench_model::run(&a),
         },
+        Command::Emit(args) => emit::run(&args),
+        Command::Sass(args) => sass::run(&args),
     }
 }
 

@@ -14,7 +14,7 @@ use crate::outcome::{observables, Observable};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Most values one register or location may take before the analysis gives up.
-pub const MAX_VALUES: usize = 64;
+pub const MAX_VALUES: usize = 256;
 
 type Set = BTreeSet<Value>;
 
@@ -75,11 +75,18 @@ fn normalise(v: Value) -> Value {
 
 type Regs = BTreeMap<(usize, String), Set>;
 
+/// Values of a location, each with the set (a bit mask) of read-modify-write instructions
+/// outside loops whose chain produced it: an execution runs such an instruction at most once,
+/// so a chain never uses it twice. This keeps `atom.add` from counting up without bound.
+type Chains = BTreeSet<(Value, u64)>;
+
 /// The fixpoint state: values per register and per memory location.
 struct State<'t> {
     test: &'t Test,
     regs: Regs,
-    locs: BTreeMap<String, Set>,
+    locs: BTreeMap<String, Chains>,
+    /// The mask bit of each read-modify-write outside loops, by (thread, index).
+    rmw_bits: BTreeMap<(usize, usize), u64>,
     changed: bool,
 }
 
@@ -128,25 +135,40 @@ impl State<'_> {
         Ok(())
     }
 
-    fn add_loc(&mut self, name: &str, vals: Set) -> Result<(), CodegenError> {
+    fn add_loc(&mut self, name: &str, vals: Chains) -> Result<(), CodegenError> {
         let e = self.locs.get_mut(name).expect("a resolved memory location");
         let before = e.len();
         e.extend(vals);
         self.changed |= e.len() != before;
-        if e.len() > MAX_VALUES {
+        if e.len() > MAX_VALUES * 16 {
             return Err(too_many(format!("location {name}")));
         }
         Ok(())
     }
 
-    fn step(&mut self, t: usize, i: &Instr) -> Result<(), CodegenError> {
+    /// The values a read-modify-write at (t, k) can read, with their chains, skipping chains
+    /// that already used it.
+    fn rmw_reads(&self, name: &str, t: usize, k: usize) -> (u64, Vec<(Value, u64)>) {
+        let bit = self.rmw_bits.get(&(t, k)).copied().unwrap_or(0);
+        let old = self.locs[name]
+            .iter()
+            .filter(|(_, m)| m & bit == 0)
+            .copied()
+            .collect();
+        (bit, old)
+    }
+
+    fn step(&mut self, t: usize, k: usize, i: &Instr) -> Result<(), CodegenError> {
         match i {
             Instr::Load { dst, addr, .. } => {
-                let vals = self.locs[&self.loc_name(&addr.loc)?].clone();
+                let vals = self.locs[&self.loc_name(&addr.loc)?]
+                    .iter()
+                    .map(|(v, _)| *v)
+                    .collect();
                 self.add_reg(t, &dst.0, vals)
             }
             Instr::Store { addr, src, .. } => {
-                let vals = self.operand(t, src);
+                let vals = self.operand(t, src).into_iter().map(|v| (v, 0)).collect();
                 let name = self.loc_name(&addr.loc)?;
                 self.add_loc(&name, vals)
             }
@@ -159,31 +181,31 @@ impl State<'_> {
                 ..
             } => {
                 let name = self.loc_name(&addr.loc)?;
-                let old = self.locs[&name].clone();
+                let (bit, old) = self.rmw_reads(&name, t, k);
                 let a = self.operand(t, src);
                 let b: Vec<Option<Value>> = match src2 {
                     Some(o) => self.operand(t, o).into_iter().map(Some).collect(),
                     None => vec![None],
                 };
-                let mut new = Set::new();
-                for o in &old {
+                let mut new = Chains::new();
+                for (o, m) in &old {
                     for x in &a {
                         for y in &b {
-                            new.insert(atom_result(*op, *o, *x, *y));
+                            new.insert((atom_result(*op, *o, *x, *y), m | bit));
                         }
                     }
                 }
-                self.add_reg(t, &dst.0, old)?;
+                self.add_reg(t, &dst.0, old.iter().map(|(v, _)| *v).collect())?;
                 self.add_loc(&name, new)
             }
             Instr::Red { op, addr, src, .. } => {
                 let name = self.loc_name(&addr.loc)?;
-                let old = self.locs[&name].clone();
+                let (bit, old) = self.rmw_reads(&name, t, k);
                 let a = self.operand(t, src);
-                let mut new = Set::new();
-                for o in &old {
+                let mut new = Chains::new();
+                for (o, m) in &old {
                     for x in &a {
-                        new.insert(atom_result(*op, *o, *x, None));
+                        new.insert((atom_result(*op, *o, *x, None), m | bit));
                     }
                 }
                 self.add_loc(&name, new)
@@ -217,6 +239,17 @@ impl State<'_> {
     }
 }
 
+/// Whether instruction `k` lies between a label and a later branch back to it.
+pub fn in_loop(body: &[Instr], k: usize) -> bool {
+    body.iter().enumerate().any(|(b, i)| match i {
+        Instr::Branch { target, .. } => body[..b]
+            .iter()
+            .position(|x| matches!(x, Instr::Label(l) if l == target))
+            .is_some_and(|l| l <= k && k <= b),
+        _ => false,
+    })
+}
+
 fn too_many(what: String) -> CodegenError {
     CodegenError::Unsupported {
         construct: what,
@@ -224,35 +257,116 @@ fn too_many(what: String) -> CodegenError {
     }
 }
 
-/// Per observable of `test` (in [`observables`] order), the sorted values it can take.
-pub fn static_domains(test: &Test) -> Result<Vec<Vec<Value>>, CodegenError> {
-    let mut state = State {
-        test,
-        regs: Regs::new(),
-        locs: BTreeMap::new(),
-        changed: true,
-    };
-    for l in &test.locations {
-        if let LocationKind::Memory { init, .. } = l.kind {
-            state
-                .locs
-                .insert(l.name.clone(), Set::from([normalise(init)]));
-        }
-    }
-    while state.changed {
-        state.changed = false;
+/// The values every register and memory location of a test can hold.
+pub struct Analysis {
+    regs: Regs,
+    locs: BTreeMap<String, Chains>,
+    reg_init: BTreeMap<(usize, String), Value>,
+}
+
+impl Analysis {
+    /// Runs the analysis. Each round applies every instruction once to the values found so
+    /// far; a loop-free test executes each instruction at most once, so as many rounds as the
+    /// test has instructions (plus one) reach every value it can produce. A test with loops is
+    /// cut off at the same number of rounds, as the model unrolls loops a bounded number of
+    /// times; values beyond land in the unexpected bucket, where they are reported.
+    pub fn of(test: &Test) -> Result<Analysis, CodegenError> {
+        let mut rmw_bits = BTreeMap::new();
         for t in &test.threads {
-            for i in &t.body {
-                state.step(t.id, i)?;
+            for (k, i) in t.body.iter().enumerate() {
+                if matches!(i, Instr::Atom { .. } | Instr::Red { .. })
+                    && !in_loop(&t.body, k)
+                    && rmw_bits.len() < 64
+                {
+                    let bit = 1u64 << rmw_bits.len();
+                    rmw_bits.insert((t.id, k), bit);
+                }
             }
         }
+        let mut state = State {
+            test,
+            regs: Regs::new(),
+            locs: BTreeMap::new(),
+            rmw_bits,
+            changed: true,
+        };
+        for l in &test.locations {
+            if let LocationKind::Memory { init, .. } = l.kind {
+                state
+                    .locs
+                    .insert(l.name.clone(), Chains::from([(normalise(init), 0)]));
+            }
+        }
+        let rounds = 1 + test.threads.iter().map(|t| t.body.len()).sum::<usize>();
+        for _ in 0..rounds {
+            if !state.changed {
+                break;
+            }
+            state.changed = false;
+            for t in &test.threads {
+                for (k, i) in t.body.iter().enumerate() {
+                    state.step(t.id, k, i)?;
+                }
+            }
+        }
+        let reg_init = test
+            .reg_init
+            .iter()
+            .map(|i| ((i.thread, i.reg.0.clone()), normalise(i.value)))
+            .collect();
+        Ok(Analysis {
+            regs: state.regs,
+            locs: state.locs,
+            reg_init,
+        })
     }
+
+    /// The values register `reg` of thread `thread` can hold.
+    pub fn reg(&self, thread: usize, reg: &str) -> Vec<Value> {
+        match self.regs.get(&(thread, reg.to_string())) {
+            Some(s) => s.iter().copied().collect(),
+            None => vec![self
+                .reg_init
+                .get(&(thread, reg.to_string()))
+                .copied()
+                .unwrap_or(0)],
+        }
+    }
+
+    /// The value of an operand when it can only be one.
+    pub fn constant(&self, thread: usize, o: &Operand) -> Option<Value> {
+        match o {
+            Operand::Imm(v) => Some(normalise(*v)),
+            Operand::Reg(r) => match self.reg(thread, &r.0).as_slice() {
+                [v] => Some(*v),
+                _ => None,
+            },
+        }
+    }
+
+    /// The values memory location `name` (resolved) can hold.
+    pub fn loc(&self, name: &str) -> Vec<Value> {
+        let vals: Set = self
+            .locs
+            .get(name)
+            .map(|s| s.iter().map(|(v, _)| *v).collect())
+            .unwrap_or_default();
+        vals.into_iter().collect()
+    }
+}
+
+/// Per observable of `test` (in [`observables`] order), the sorted values it can take.
+pub fn static_domains(test: &Test) -> Result<Vec<Vec<Value>>, CodegenError> {
+    let a = Analysis::of(test)?;
     observables(test)
         .iter()
         .map(|o| match o {
-            Observable::Reg { thread, reg } => Ok(state.reg(*thread, &reg.0).into_iter().collect()),
+            Observable::Reg { thread, reg } => Ok(a.reg(*thread, &reg.0)),
             Observable::Loc(name) => {
-                Ok(state.locs[&state.loc_name(name)?].iter().copied().collect())
+                let target = test.resolve(name).ok_or_else(|| {
+                    CodegenError::Invalid(format!("location {name} is not declared"))
+                })?;
+                Ok(a.loc(target))
             }
         })
         .collect()

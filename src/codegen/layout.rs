@@ -165,6 +165,8 @@ pub struct Shape {
     pub groups: Vec<Vec<Vec<Vec<usize>>>>,
     /// Per role, where it runs.
     pub roles: Vec<RolePlace>,
+    /// Placement decisions a reader should know about (threads of other GPUs run on this one).
+    pub notes: Vec<String>,
     /// Warps of one block (the most warp groups of any test CTA).
     pub groups_per_block: u32,
     /// Lanes of one instance's run (the largest warp group).
@@ -175,9 +177,48 @@ pub struct Shape {
     pub blocks: u32,
     /// Tiles: groups of `clusters` physical clusters, each running a full set of instances.
     pub tiles: u32,
-    /// CTA barrier ids the test uses, in order; test barrier `ids[k]` of block `b` is hardware
-    /// barrier `1 + b * ids.len() + k` (barrier 0 is the kernel's own).
-    pub barrier_ids: Vec<u32>,
+    /// CTA barriers the test uses, in order of first use; test barrier `barriers[k]` of block
+    /// `b` is hardware barrier `1 + b * barriers.len() + k` (barrier 0 is the kernel's own).
+    pub barriers: Vec<BarrierKey>,
+}
+
+/// What makes two CTA barrier instructions of a test the same barrier: the id and, when
+/// given, the value of the thread-count operand (the Dat3M reading the corpus follows, where
+/// `bar.cta.sync 1, 1` and `bar.cta.sync 1, 2` are different barriers). Both must be constants
+/// (immediates, or registers that can hold only one value).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct BarrierKey {
+    /// The barrier id.
+    pub id: Value,
+    /// The count operand's value, when there is one.
+    pub count: Option<Value>,
+}
+
+impl BarrierKey {
+    /// The key of a CTA barrier instruction of `thread`, or why it has none.
+    pub fn of(
+        analysis: &super::domain::Analysis,
+        thread: usize,
+        id: &crate::litmus::ast::Operand,
+        count: &Option<crate::litmus::ast::Operand>,
+    ) -> Result<BarrierKey, CodegenError> {
+        let constant = |o: &crate::litmus::ast::Operand, what: &str| {
+            analysis
+                .constant(thread, o)
+                .ok_or_else(|| CodegenError::Unsupported {
+                    construct: format!(
+                        "a barrier {what} of P{thread} that depends on a loaded value"
+                    ),
+                    reason: "the harness maps each test barrier to a hardware barrier before the \
+                         launch, so ids and counts must be known then"
+                        .into(),
+                })
+        };
+        Ok(BarrierKey {
+            id: constant(id, "id")?,
+            count: count.as_ref().map(|c| constant(c, "count")).transpose()?,
+        })
+    }
 }
 
 /// Where one memory location of the test lives.
@@ -226,12 +267,14 @@ pub struct Layout {
     pub observables: Vec<Observable>,
     /// Per observable, the values it can take, in the order of their digits.
     pub domains: Vec<Vec<Value>>,
-    /// Result words per instance: one status word per role, then observed registers, then
-    /// final values of shared locations.
+    /// Result words per instance: one status word per role, then every register of every
+    /// thread, then final values of observed shared locations.
     pub result_words: u32,
     /// Per observable, the result word holding it (`None` for a global location, read from
     /// memory).
     pub observable_words: Vec<Option<u32>>,
+    /// Per thread, the result word of each of its registers (observed or not).
+    pub register_words: Vec<Vec<(String, u32)>>,
     /// Size of the outcome space, the product of the domain sizes.
     pub outcome_count: u64,
     /// Whether instances share memory (`aliased_memory`).
@@ -376,20 +419,23 @@ impl Shape {
         if test.threads.is_empty() {
             return Err(CodegenError::Invalid("the test has no threads".into()));
         }
+        let mut notes = Vec::new();
         if let Some(t) = test
             .threads
             .iter()
             .find(|t| t.place.gpu != test.threads[0].place.gpu)
         {
-            return Err(CodegenError::Unsupported {
-                construct: format!("P{} on gpu {}", t.id, t.place.gpu),
-                reason: "threads on different GPUs need a multi-GPU harness".into(),
-            });
+            notes.push(format!(
+                "P{} is on gpu {} in the test but runs on the same GPU as P0, in another \
+                 cluster: .gpu-scoped operations then include each other, so the run can only \
+                 show the outcomes of a one-GPU placement (a subset of what the test allows)",
+                t.id, t.place.gpu
+            ));
         }
         // Test clusters in order of first appearance; without cluster ids, every CTA is one.
         let cluster_key = |p: &crate::litmus::ast::Placement| match p.cluster {
-            Some(c) => (0u8, c, 0u32),
-            None => (1u8, 0, p.cta),
+            Some(c) => (p.gpu, 0u8, c, 0u32),
+            None => (p.gpu, 1u8, 0, p.cta),
         };
         let mut cluster_keys = Vec::new();
         let mut groups: Vec<Vec<Vec<Vec<usize>>>> = Vec::new();
@@ -469,34 +515,26 @@ impl Shape {
                 stress.cta_size
             )));
         }
-        let mut barrier_ids = Vec::new();
+        let analysis = super::domain::Analysis::of(test)?;
+        let mut barriers = Vec::new();
         for t in &test.threads {
             for i in &t.body {
                 if let crate::litmus::ast::Instr::Barrier(crate::litmus::ast::Barrier::Cta {
                     id,
+                    count,
                     ..
                 }) = i
                 {
-                    let id = match id {
-                        crate::litmus::ast::Operand::Imm(v) if (0..16).contains(v) => *v as u32,
-                        other => {
-                            return Err(CodegenError::Unsupported {
-                                construct: format!("barrier id {other:?} in P{}", t.id),
-                                reason: "barrier ids must be immediates 0..15 so that each \
-                                         block of instances gets hardware barriers of its own"
-                                    .into(),
-                            })
-                        }
-                    };
-                    if !barrier_ids.contains(&id) {
-                        barrier_ids.push(id);
+                    let key = BarrierKey::of(&analysis, t.id, id, count)?;
+                    if !barriers.contains(&key) {
+                        barriers.push(key);
                     }
                 }
             }
         }
         let mut blocks = warps / groups_per_block;
-        if !barrier_ids.is_empty() {
-            let per_block = barrier_ids.len() as u32;
+        if !barriers.is_empty() {
+            let per_block = barriers.len() as u32;
             if per_block > 15 {
                 return Err(CodegenError::Unsupported {
                     construct: format!("{per_block} distinct barrier ids"),
@@ -517,7 +555,8 @@ impl Shape {
             instances_per_warp: WARP / group_size,
             blocks,
             tiles,
-            barrier_ids,
+            barriers,
+            notes,
         })
     }
 
@@ -531,10 +570,10 @@ impl Shape {
         u64::from(self.blocks) * u64::from(self.instances_per_warp)
     }
 
-    /// Hardware barrier of test barrier `id` in `block`.
-    pub fn hardware_barrier(&self, id: u32, block: u32) -> Option<u32> {
-        let k = self.barrier_ids.iter().position(|b| *b == id)? as u32;
-        Some(1 + block * self.barrier_ids.len() as u32 + k)
+    /// Hardware barrier of test barrier `key` in `block`.
+    pub fn hardware_barrier(&self, key: &BarrierKey, block: u32) -> Option<u32> {
+        let k = self.barriers.iter().position(|b| b == key)? as u32;
+        Some(1 + block * self.barriers.len() as u32 + k)
     }
 }
 
@@ -630,17 +669,34 @@ impl Layout {
         // Result words: statuses, observed registers, final values of shared locations.
         let roles = test.threads.len() as u32;
         let mut next = roles;
+        // Every register of every thread has a word, so that the test kernel stores each one
+        // and ptxas cannot treat any test load or atom as dead.
+        let mut register_words = Vec::new();
+        for t in 0..test.threads.len() {
+            let regs = super::lower::thread_registers(test, &observables, t);
+            register_words.push(
+                regs.into_iter()
+                    .map(|r| {
+                        next += 1;
+                        (r, next - 1)
+                    })
+                    .collect::<Vec<_>>(),
+            );
+        }
         let mut observable_words = Vec::new();
         for o in &observables {
             match o {
-                Observable::Reg { thread, .. } => {
-                    if *thread >= test.threads.len() {
-                        return Err(CodegenError::Invalid(format!(
-                            "observable {o} names a thread that does not exist"
-                        )));
-                    }
-                    observable_words.push(Some(next));
-                    next += 1;
+                Observable::Reg { thread, reg } => {
+                    let w = register_words
+                        .get(*thread)
+                        .and_then(|rs| rs.iter().find(|(r, _)| *r == reg.0))
+                        .map(|(_, w)| *w)
+                        .ok_or_else(|| {
+                            CodegenError::Invalid(format!(
+                                "observable {o} names a thread that does not exist"
+                            ))
+                        })?;
+                    observable_words.push(Some(w));
                 }
                 Observable::Loc(name) => {
                     let target = test.resolve(name).ok_or_else(|| {
@@ -719,6 +775,7 @@ impl Layout {
             domains: domains.to_vec(),
             result_words,
             observable_words,
+            register_words,
             outcome_count,
             aliased,
             loop_bound: 4096,

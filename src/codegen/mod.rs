@@ -5,13 +5,27 @@
 //! PTX for a test, a layout and a stress configuration. Nothing here touches files or a GPU.
 
 pub mod domain;
+pub mod emit;
 pub mod layout;
+pub mod lower;
+pub mod ptx;
 pub mod stress;
 
+pub use emit::{emit, Kernel};
 pub use layout::{
     Buffer, BufferKind, Counter, DeviceCounts, LaunchConfig, Layout, Param, Perms, Shape, PARAMS,
 };
 pub use stress::{Stress, StressPattern};
+
+use crate::litmus::ast::Test;
+
+/// Lays out and emits `test` in one step, with the value domains of the static analysis
+/// ([`domain::static_domains`]) when the caller has no model verdict at hand.
+pub fn build(test: &Test, stress: &Stress) -> Result<Kernel, CodegenError> {
+    let domains = domain::static_domains(test)?;
+    let layout = Layout::new(test, stress, &domains)?;
+    emit(test, &layout, stress)
+}
 
 use std::fmt;
 

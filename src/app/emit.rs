@@ -1,0 +1,33 @@
+//! `ptx-litmus emit TEST`: the generated kernel, printed or written to a file.
+
+use super::{AppError, Exit};
+use crate::cli::EmitArgs;
+use crate::codegen::{self, Stress};
+
+/// The preset named on the command line, or an error listing the valid names.
+pub fn preset(name: &str) -> Result<Stress, AppError> {
+    Stress::preset(name).ok_or_else(|| {
+        format!(
+            "unknown stress preset {name}: expected one of {}, or random-<seed>",
+            codegen::stress::PRESETS.join(", ")
+        )
+        .into()
+    })
+}
+
+/// Runs `emit`.
+pub fn run(args: &EmitArgs) -> Result<Exit, AppError> {
+    let stress = preset(&args.stress)?;
+    let test = crate::litmus::parse_file(&args.test)?;
+    let kernel =
+        codegen::build(&test, &stress).map_err(|e| format!("{}: {e}", args.test.display()))?;
+    for n in &kernel.notes {
+        eprintln!("note: {n}");
+    }
+    match &args.output {
+        Some(path) => std::fs::write(path, &kernel.ptx)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        None => print!("{}", kernel.ptx),
+    }
+    Ok(Exit::Success)
+}

@@ -1,0 +1,87 @@
+//! `ptx-litmus sass TEST|DIR`: assemble each test's kernel with ptxas, disassemble it, check
+//! that every role's operations survived, and print the PTX → SASS mapping.
+
+use super::emit::preset;
+use super::{AppError, Exit};
+use crate::cli::SassArgs;
+use crate::codegen::{self, CodegenError};
+use crate::litmus;
+use crate::sass::{self, KernelCheck, Tool};
+
+/// Runs `sass`.
+pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
+    let stress = preset(&args.stress)?;
+    // Fail early, with the install hint, when a tool is missing.
+    sass::tools::find(Tool::Ptxas)?;
+    sass::tools::find(Tool::Nvdisasm)?;
+    let mut exit = Exit::Success;
+    let mut kernels = Vec::new();
+    for (path, parsed) in litmus::load(&args.paths) {
+        match parsed {
+            Err(e) => {
+                eprintln!("{e}");
+                exit = Exit::Error;
+            }
+            Ok(test) => match codegen::build(&test, &stress) {
+                Ok(k) => kernels.push((path, k)),
+                Err(e @ CodegenError::Unsupported { .. }) => {
+                    println!("skip {}: {e}", path.display());
+                }
+                Err(e) => {
+                    eprintln!("{}: {e}", path.display());
+                    exit = Exit::Error;
+                }
+            },
+        }
+    }
+    let refs: Vec<&codegen::Kernel> = kernels.iter().map(|(_, k)| k).collect();
+    let results = sass::check_many(&refs, &args.arch);
+    let mut checks: Vec<KernelCheck> = Vec::new();
+    let mut failed = 0;
+    for ((path, _), r) in kernels.iter().zip(results) {
+        match r {
+            Ok(c) if c.ok() => {
+                println!("ok   {}", path.display());
+                if args.verbose {
+                    print_roles(&c);
+                }
+                checks.push(c);
+            }
+            Ok(c) => {
+                failed += 1;
+                println!("FAIL {}", path.display());
+                for e in c.errors() {
+                    println!("     {e}");
+                }
+                checks.push(c);
+            }
+            Err(e) => {
+                eprintln!("{}: {e}", path.display());
+                exit = Exit::Error;
+            }
+        }
+    }
+    println!(
+        "\nPTX → SASS ({}, {}):",
+        args.arch,
+        sass::tools::version(Tool::Ptxas)?
+    );
+    for (ptx, sass) in sass::mapping_table(&checks) {
+        let seqs: Vec<String> = sass.into_iter().collect();
+        println!("  {ptx:<46} {}", seqs.join("  |  "));
+    }
+    println!("\n{} kernels checked, {} failed", checks.len(), failed);
+    if failed > 0 && exit == Exit::Success {
+        exit = Exit::Finding;
+    }
+    Ok(exit)
+}
+
+fn print_roles(c: &KernelCheck) {
+    for r in &c.roles {
+        println!("     P{} ({}):", r.role, r.func);
+        for m in &r.mappings {
+            println!("       {:<50} {}", m.ptx, m.sass.join(" + "));
+        }
+    }
+}

@@ -1,0 +1,227 @@
+//! Finding and running the NVIDIA tools from PyPI: `ptxas` (wheel `nvidia-cuda-nvcc`),
+//! `nvdisasm` (`nvidia-cuda-nvdisasm`) and `cuobjdump` (`nvidia-cuda-cuobjdump`).
+//!
+//! Search order: the environment variable (`PTX_LITMUS_PTXAS`, `PTX_LITMUS_NVDISASM`,
+//! `PTX_LITMUS_CUOBJDUMP`), then `.venv` of the current directory or any parent (where
+//! `scripts/setup-tools` installs them), then `.venv` of the source tree this binary was built
+//! from, then `PATH`.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// One of the external tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tool {
+    /// The PTX assembler.
+    Ptxas,
+    /// The SASS disassembler that labels every function.
+    Nvdisasm,
+    /// The object dumper (`cuobjdump -sass`).
+    Cuobjdump,
+}
+
+impl Tool {
+    /// The executable's name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Tool::Ptxas => "ptxas",
+            Tool::Nvdisasm => "nvdisasm",
+            Tool::Cuobjdump => "cuobjdump",
+        }
+    }
+
+    /// The environment variable that overrides the search.
+    pub fn env_var(self) -> &'static str {
+        match self {
+            Tool::Ptxas => "PTX_LITMUS_PTXAS",
+            Tool::Nvdisasm => "PTX_LITMUS_NVDISASM",
+            Tool::Cuobjdump => "PTX_LITMUS_CUOBJDUMP",
+        }
+    }
+
+    /// The PyPI package that ships it.
+    pub fn package(self) -> &'static str {
+        match self {
+            Tool::Ptxas => "nvidia-cuda-nvcc",
+            Tool::Nvdisasm => "nvidia-cuda-nvdisasm",
+            Tool::Cuobjdump => "nvidia-cuda-cuobjdump",
+        }
+    }
+}
+
+/// A tool that is missing or failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolError {
+    /// Not found anywhere; the message says how to install it.
+    Missing(Tool),
+    /// It ran and failed; its output is kept.
+    Failed {
+        /// Which tool.
+        tool: Tool,
+        /// What it printed.
+        log: String,
+    },
+    /// It could not be run or its files not handled.
+    Io(String),
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Missing(t) => write!(
+                f,
+                "{} not found: run scripts/setup-tools (it installs {} from PyPI into .venv), \
+                 or `pip install {}` and put it on PATH, or set {} to its path",
+                t.name(),
+                t.package(),
+                t.package(),
+                t.env_var()
+            ),
+            ToolError::Failed { tool, log } => {
+                write!(f, "{} failed:\n{}", tool.name(), log.trim_end())
+            }
+            ToolError::Io(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for ToolError {}
+
+/// The `bin` folders of PyPI's CUDA wheels inside a virtual environment.
+fn venv_bins(venv: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(libs) = std::fs::read_dir(venv.join("lib")) else {
+        return out;
+    };
+    for py in libs.flatten() {
+        let nvidia = py.path().join("site-packages").join("nvidia");
+        let Ok(dirs) = std::fs::read_dir(&nvidia) else {
+            continue;
+        };
+        let mut dirs: Vec<PathBuf> = dirs.flatten().map(|d| d.path().join("bin")).collect();
+        dirs.sort();
+        out.extend(dirs);
+        out.push(nvidia.join("cuda_nvcc").join("bin"));
+    }
+    out
+}
+
+/// Where `tool` is, or how to install it.
+pub fn find(tool: Tool) -> Result<PathBuf, ToolError> {
+    if let Some(p) = std::env::var_os(tool.env_var()) {
+        let p = PathBuf::from(p);
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(ToolError::Io(format!(
+                "{} points to {}, which is not a file",
+                tool.env_var(),
+                p.display()
+            )))
+        };
+    }
+    let mut roots: Vec<PathBuf> = Vec::new();
+    if let Ok(cwd) = std::env::current_dir() {
+        roots.extend(cwd.ancestors().map(Path::to_path_buf));
+    }
+    roots.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")));
+    for root in roots {
+        for bin in venv_bins(&root.join(".venv")) {
+            let p = bin.join(tool.name());
+            if p.is_file() {
+                return Ok(p);
+            }
+        }
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            let p = dir.join(tool.name());
+            if p.is_file() {
+                return Ok(p);
+            }
+        }
+    }
+    Err(ToolError::Missing(tool))
+}
+
+/// The first line of `tool --version` that names a release, for provenance.
+pub fn version(tool: Tool) -> Result<String, ToolError> {
+    let path = find(tool)?;
+    let out = Command::new(&path)
+        .arg("--version")
+        .output()
+        .map_err(|e| ToolError::Io(format!("cannot run {}: {e}", path.display())))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    Ok(text
+        .lines()
+        .find(|l| l.contains("release"))
+        .unwrap_or_else(|| text.lines().last().unwrap_or(""))
+        .trim()
+        .to_string())
+}
+
+/// A scratch directory for one assembly, removed when dropped.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new() -> Result<Scratch, ToolError> {
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "ptx-litmus-{}-{}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| ToolError::Io(format!("cannot create {}: {e}", dir.display())))?;
+        Ok(Scratch(dir))
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn run(tool: Tool, args: &[&std::ffi::OsStr]) -> Result<String, ToolError> {
+    let path = find(tool)?;
+    let out = Command::new(&path)
+        .args(args)
+        .output()
+        .map_err(|e| ToolError::Io(format!("cannot run {}: {e}", path.display())))?;
+    if !out.status.success() {
+        let mut log = String::from_utf8_lossy(&out.stderr).into_owned();
+        log.push_str(&String::from_utf8_lossy(&out.stdout));
+        return Err(ToolError::Failed { tool, log });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Assembles `ptx` for `arch` (e.g. `sm_90`) and returns the cubin.
+pub fn assemble(ptx: &str, arch: &str) -> Result<Vec<u8>, ToolError> {
+    let dir = Scratch::new()?;
+    let src = dir.0.join("kernel.ptx");
+    let bin = dir.0.join("kernel.cubin");
+    std::fs::write(&src, ptx).map_err(|e| ToolError::Io(format!("cannot write PTX: {e}")))?;
+    let arch = format!("-arch={arch}");
+    run(
+        Tool::Ptxas,
+        &[
+            arch.as_ref(),
+            src.as_os_str(),
+            "-o".as_ref(),
+            bin.as_os_str(),
+        ],
+    )?;
+    std::fs::read(&bin).map_err(|e| ToolError::Io(format!("cannot read cubin: {e}")))
+}
+
+/// The SASS of a cubin, with every function labelled (`nvdisasm -c`).
+pub fn disassemble(cubin: &[u8]) -> Result<String, ToolError> {
+    let dir = Scratch::new()?;
+    let bin = dir.0.join("kernel.cubin");
+    std::fs::write(&bin, cubin).map_err(|e| ToolError::Io(format!("cannot write cubin: {e}")))?;
+    run(Tool::Nvdisasm, &["-c".as_ref(), bin.as_os_str()])
+}

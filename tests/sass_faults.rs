@@ -1,0 +1,83 @@
+//! The SASS check catches planted faults: a kernel whose PTX lost a test load, or had two
+//! test loads swapped, is reported, naming the instruction.
+
+mod sass_common;
+
+use ptx_litmus::sass;
+use sass_common::*;
+
+/// The kernel of an MP test and the text of its reader's role function.
+fn mp() -> (ptx_litmus::codegen::Kernel, String) {
+    let test = load("litmus/mp/MP+rel.gpu+acq.gpu.litmus");
+    let k = kernel(&test).expect("MP generates");
+    let role = k.roles[1].ptx.clone();
+    (k, role)
+}
+
+#[test]
+fn the_unmodified_kernel_passes() {
+    if !tools_present("the_unmodified_kernel_passes") {
+        return;
+    }
+    let (k, _) = mp();
+    let c = sass::check_kernel(&k, "sm_90").unwrap();
+    assert!(c.ok(), "{:?}", c.errors());
+}
+
+#[test]
+fn a_removed_load_is_reported_by_name() {
+    if !tools_present("a_removed_load_is_reported_by_name") {
+        return;
+    }
+    let (k, role) = mp();
+    let load = k.roles[1].ops[1].op.to_string();
+    assert!(load.starts_with("ld.weak.global.u32"), "{load}");
+    let broken_role = role.replacen(&format!("\t{load}\n"), "\n", 1);
+    assert_ne!(broken_role, role, "the load is in the role's PTX");
+    let ptx = k.ptx.replacen(&role, &broken_role, 1);
+    let c = sass::check_ptx(&k, &ptx, "sm_90").unwrap();
+    let errors = c.errors().join("\n");
+    assert!(!c.ok());
+    assert!(errors.contains(&load), "{errors}");
+    assert!(errors.contains("P1"), "{errors}");
+}
+
+#[test]
+fn swapped_loads_are_reported_by_name() {
+    if !tools_present("swapped_loads_are_reported_by_name") {
+        return;
+    }
+    let (k, role) = mp();
+    let first = k.roles[1].ops[0].op.to_string();
+    let second = k.roles[1].ops[1].op.to_string();
+    assert!(first.starts_with("ld.acquire.gpu.global.u32"), "{first}");
+    // Swap the flag load and the data load, keeping each one's qualifiers and registers.
+    let broken_role = role
+        .replacen(&first, "@@FIRST@@", 1)
+        .replacen(&second, &first, 1)
+        .replacen("@@FIRST@@", &second, 1);
+    assert_ne!(broken_role, role);
+    let ptx = k.ptx.replacen(&role, &broken_role, 1);
+    let c = sass::check_ptx(&k, &ptx, "sm_90").unwrap();
+    let errors = c.errors().join("\n");
+    assert!(!c.ok());
+    assert!(errors.contains(&first), "{errors}");
+}
+
+#[test]
+fn a_weakened_store_is_reported_by_name() {
+    if !tools_present("a_weakened_store_is_reported_by_name") {
+        return;
+    }
+    let (k, _) = mp();
+    let store = k.roles[0].ops[1].op.to_string();
+    assert!(store.starts_with("st.release.gpu.global.u32"), "{store}");
+    let weak = store.replacen("st.release.gpu", "st.relaxed.gpu", 1);
+    let ptx = k.ptx.replacen(&store, &weak, 1);
+    let c = sass::check_ptx(&k, &ptx, "sm_90").unwrap();
+    let errors = c.errors().join("\n");
+    assert!(
+        errors.contains(&store) && errors.contains("MEMBAR"),
+        "{errors}"
+    );
+}
