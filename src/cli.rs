@@ -165,7 +165,7 @@ pub struct RunArgs {
     /// Seed of every random choice (default: from the clock, recorded in run.json).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Backend option `key=value` (CPU: batch=N, pack=true, sync=instance|round|auto);
+    /// Backend option `key=value` (CPU: batch=N, pack=true, sync=instance|round|auto|N);
     /// repeatable.
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
     pub options: Vec<String>,
@@ -212,7 +212,7 @@ pub struct BenchCpuArgs {
     /// Seconds per shape.
     #[arg(long, default_value_t = 2.0)]
     pub time: f64,
-    /// Backend option `key=value` (batch=N, pack=true, sync=instance|round|auto); repeatable.
+    /// Backend option `key=value` (batch=N, pack=true, sync=instance|round|auto|N); repeatable.
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
     pub options: Vec<String>,
     /// Seed.

@@ -4,7 +4,7 @@
 use super::program::{Op, Rmw, Role, Src, BARRIER_IDS, MAX_REGS, MAX_STEPS};
 use super::wait::wait_until;
 use crate::litmus::ast::{AluOp, Value};
-use std::sync::atomic::{fence, AtomicI64, AtomicU32, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicU32, Ordering};
 
 /// How one role's run of one instance ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,13 +36,15 @@ fn failure(ord: Ordering) -> Ordering {
 }
 
 /// Runs `role` on the instance whose memory is `mem` (its block) and barrier counters `bars`.
-/// `regs` must hold the role's initial registers and holds the final ones afterwards.
+/// `regs` must hold the role's initial registers and holds the final ones afterwards; bounded
+/// waits give up at once when `abandon` is set, and set it when they run out.
 #[inline]
 pub fn run(
     role: &Role,
     mem: &[AtomicI64],
     bars: &[AtomicU32],
     regs: &mut [Value; MAX_REGS],
+    abandon: &AtomicBool,
 ) -> Status {
     let ops = &role.ops[..];
     let mut phase = [0u32; BARRIER_IDS];
@@ -152,7 +154,7 @@ pub fn run(
                 // The arrival releases everything before it; the waiter's acquire load makes
                 // it visible after the barrier: the barrier's `synchronizes` edge.
                 counter.fetch_add(1, Ordering::AcqRel);
-                if wait && !wait_until(|| counter.load(Ordering::Acquire) >= target) {
+                if wait && !wait_until(abandon, || counter.load(Ordering::Acquire) >= target) {
                     return Status::GaveUp;
                 }
             }

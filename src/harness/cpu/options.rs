@@ -99,7 +99,7 @@ fn parse_bool(k: &str, v: &str) -> Result<bool, String> {
 }
 
 /// Instances between alignments chosen by `sync=auto` when every role has a core.
-pub const AUTO_EVERY: u32 = 1;
+pub const AUTO_EVERY: u32 = 16;
 
 /// Name of a start alignment as recorded in results (parsed back by [`CpuOptions::parse`]).
 pub fn sync_name(s: Sync) -> String {

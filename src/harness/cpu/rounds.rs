@@ -17,6 +17,7 @@ use super::wait::{wait_until, SpinBarrier};
 use crate::harness::Budget;
 use crate::outcome::Histogram;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -53,7 +54,11 @@ struct Shared<'a> {
     plan: &'a Plan,
     mem: Arena,
     bars: Vec<AtomicU32>,
+    /// One arrival counter per alignment point of the round (reset with its first instance).
     starts: Vec<AtomicU32>,
+    /// Set when a bounded wait of this round ran out: the round's remaining waits give up at
+    /// once (their instances are skipped), so one missing role costs one timeout per round.
+    abandon: AtomicBool,
     /// Per role: per instance its observed registers then its status.
     outs: Vec<Vec<AtomicI64>>,
     start: SpinBarrier,
@@ -99,6 +104,7 @@ pub fn run(
         })
             .map(|_| AtomicU32::new(0))
             .collect(),
+        abandon: AtomicBool::new(false),
         outs,
         start: SpinBarrier::new(roles),
         end: SpinBarrier::new(roles),
@@ -177,6 +183,7 @@ fn plan_round(
         sh.assignment[w].store(r, Ordering::Relaxed);
     }
     sh.count.store(n as usize, Ordering::Relaxed);
+    sh.abandon.store(false, Ordering::Relaxed);
 }
 
 fn worker(w: usize, sh: &Shared, cancel: &AtomicBool, partial: &AtomicBool, started: Instant) {
@@ -236,9 +243,11 @@ fn play(sh: &Shared, role_id: usize, n: usize) {
         if every > 0 && i % every == 0 {
             // Arrive at this alignment point and wait for the other roles, so that all start
             // the next instances together.
+            // Arrive (a locked increment) and wait for the other roles, so that all start the
+            // next instances together.
             let s = &sh.starts[i / every];
             s.fetch_add(1, Ordering::AcqRel);
-            if !wait_until(|| s.load(Ordering::Acquire) >= roles) {
+            if !wait_until(&sh.abandon, || s.load(Ordering::Acquire) >= roles) {
                 out[i * stride + stride - 1].store(Status::GaveUp as i64, Ordering::Relaxed);
                 continue;
             }
@@ -249,6 +258,7 @@ fn play(sh: &Shared, role_id: usize, n: usize) {
             &words[i * block..(i + 1) * block],
             &sh.bars[i * slots..(i + 1) * slots],
             &mut regs,
+            &sh.abandon,
         );
         let o = &out[i * stride..(i + 1) * stride];
         for (k, &r) in role.observed.iter().enumerate() {

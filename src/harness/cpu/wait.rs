@@ -1,30 +1,41 @@
 //! Bounded spinning, and the spin barrier that starts and ends every round.
 //!
 //! Spins first (cheap when the other threads run on other cores), then yields (so that a test
-//! with more roles than cores still progresses), and gives up after a bound so that a role
-//! that never arrives cannot hang a run.
+//! with more roles than cores still progresses), and gives up after a time bound so that a
+//! role that never arrives cannot hang a run.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 const SPINS: u32 = 1 << 10;
-const YIELDS: u32 = 1 << 16;
+/// How long a wait inside a round may take before it gives up (and abandons the round's other
+/// waits): long enough for a descheduled thread on a busy machine to come back.
+const GIVE_UP: Duration = Duration::from_millis(250);
 
-/// Waits until `done()` holds; false when the bound ran out first.
+/// Waits until `done()` holds; false when `abandon` is set or the wait ran out first (which
+/// sets `abandon`).
 #[inline]
-pub fn wait_until(mut done: impl FnMut() -> bool) -> bool {
+pub fn wait_until(abandon: &AtomicBool, mut done: impl FnMut() -> bool) -> bool {
     for _ in 0..SPINS {
         if done() {
             return true;
         }
         std::hint::spin_loop();
     }
-    for _ in 0..YIELDS {
+    let start = Instant::now();
+    loop {
         if done() {
             return true;
         }
+        if abandon.load(Ordering::Relaxed) {
+            return false;
+        }
+        if start.elapsed() > GIVE_UP {
+            abandon.store(true, Ordering::Relaxed);
+            return false;
+        }
         std::thread::yield_now();
     }
-    done()
 }
 
 /// A reusable barrier for a fixed number of threads, by spinning (then yielding) on a
