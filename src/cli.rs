@@ -204,6 +204,29 @@ pub enum BenchTarget {
     Cpu(BenchCpuArgs),
     /// Time the model checker on every test of `litmus/` and `../shared/corpus` (one core).
     Model(BenchModelArgs),
+    /// CUDA backend throughput for 2-, 3- and 4-thread tests: instances/s, weak/s, GPU and host
+    /// time per launch (exit 2 with the reason when no GPU is usable).
+    Gpu(BenchGpuArgs),
+}
+
+/// Arguments of `bench gpu`.
+#[derive(Debug, Args)]
+pub struct BenchGpuArgs {
+    /// Seconds per shape.
+    #[arg(long, default_value_t = 2.0)]
+    pub time: f64,
+    /// Stress preset: basic, interleave, stress or random-<seed>.
+    #[arg(long, default_value = "basic")]
+    pub stress: String,
+    /// Backend option `key=value` (device=N, batch=N launches per synchronisation); repeatable.
+    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
+    pub options: Vec<String>,
+    /// Seed of the launch seeds.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Only shapes whose name contains this.
+    #[arg(long)]
+    pub only: Option<String>,
 }
 
 /// Arguments of `bench cpu`.

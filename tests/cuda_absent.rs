@@ -1,6 +1,6 @@
-//! The CUDA backend on a machine without a usable GPU (CI): `run --backend cuda` exits 2 with the
-//! one-line reason `detect` gives, and `--backend auto` falls back to the CPU saying why. Where a
-//! GPU is usable, the same tests check the other branch: the GPU runs.
+//! The CUDA backend on a machine without a usable GPU (CI): `run --backend cuda` and `bench gpu`
+//! exit 2 with the one-line reason `detect` gives, and `--backend auto` falls back to the CPU
+//! saying why. Where a GPU is usable, the same tests check the other branch: the GPU runs.
 
 use ptx_litmus::harness::cuda;
 use std::path::PathBuf;
@@ -96,4 +96,30 @@ fn auto_says_which_backend_it_took() {
         }
     }
     let _ = std::fs::remove_dir_all(&out);
+}
+
+#[test]
+fn bench_gpu_exits_2_with_the_detection_reason() {
+    match cuda::status() {
+        Err(why) => {
+            eprintln!("no usable GPU here ({why}); checking the refusal");
+            let o = ptx_litmus(&["bench", "gpu", "--time", "0.1"]);
+            assert_eq!(o.status.code(), Some(2));
+            let err = stderr(&o);
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(err.contains("bench gpu") && err.contains(&why), "{err}");
+            assert!(
+                o.stdout.is_empty(),
+                "{}",
+                String::from_utf8_lossy(&o.stdout)
+            );
+        }
+        Ok(gpu) => {
+            eprintln!("a GPU is usable ({gpu}); checking that bench gpu prints its table");
+            let o = ptx_litmus(&["bench", "gpu", "--time", "0.2", "--only", "MP"]);
+            assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+            let table = String::from_utf8_lossy(&o.stdout);
+            assert!(table.lines().any(|l| l.starts_with("MP ")), "{table}");
+        }
+    }
 }

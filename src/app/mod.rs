@@ -4,6 +4,7 @@ use crate::cli::{BenchTarget, Cli, Command};
 use clap::Parser;
 
 mod bench_cpu;
+mod bench_gpu;
 mod bench_model;
 mod check;
 mod diff;
@@ -54,6 +55,7 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
         Command::Check(args) => check::run(&args),
         Command::Bench(args) => match args.target {
             BenchTarget::Cpu(a) => bench_cpu::run(&a),
+            BenchTarget::Gpu(a) => bench_gpu::run(&a),
             BenchTarget::Model(a) => bench_model::run(&a),
         },
         Command::Emit(args) => emit::run(&args),

@@ -185,9 +185,7 @@ pub fn run(
 ) -> Result<TestRun, RunError> {
     match backend {
         Backend::Cpu => cpu::run(test, params, control),
-        Backend::Cuda => Err(RunError::Failed(
-            "the CUDA backend's kernel generation is not part of this build".into(),
-        )),
+        Backend::Cuda => cuda::run(test, params, control),
         Backend::Auto => Err(RunError::Failed(
             "the backend must be resolved before running".into(),
         )),

@@ -49,7 +49,9 @@ pub use provenance::DeviceInfo;
 pub use runner::{LaunchStats, Program};
 pub use seeds::LaunchSeeds;
 
+use crate::codegen::{CodegenError, Stress};
 use crate::harness::{Control, RunError, RunInfo, RunParams, TestRun};
+use crate::litmus::ast::Test;
 use std::collections::BTreeMap;
 
 /// The device `ordinal` as the backend would use it, or a one-line reason it cannot: no driver
@@ -77,6 +79,38 @@ pub fn provenance() -> BTreeMap<String, String> {
     p
 }
 
+/// Runs `test` on the GPU under `params`: generates its kernel for the stress preset
+/// `params.stress` and runs it (see [`run_program`]).
+pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<TestRun, RunError> {
+    run_measured(test, params, control).map(|(run, _)| run)
+}
+
+/// [`run`], also returning the launch timing (for `bench gpu`).
+pub fn run_measured(
+    test: &Test,
+    params: &RunParams,
+    control: Control<'_>,
+) -> Result<(TestRun, LaunchStats), RunError> {
+    let stress = Stress::preset(&params.stress).ok_or_else(|| {
+        RunError::Failed(format!(
+            "unknown stress preset `{}` (expected basic, interleave, stress or random-<seed>)",
+            params.stress
+        ))
+    })?;
+    let kernel = crate::codegen::build(test, &stress).map_err(|e| match e {
+        CodegenError::Unsupported { .. } => RunError::Unsupported(e.to_string()),
+        other => RunError::Failed(other.to_string()),
+    })?;
+    let prog = Program {
+        name: &test.name,
+        ptx: &kernel.ptx,
+        ptx_version: kernel.ptx_version,
+        layout: &kernel.layout,
+        stress: &kernel.stress,
+    };
+    run_program(&prog, test.threads.len(), params, control)
+}
+
 /// Runs a generated kernel under `params` (options: see [`CudaOptions`]) and returns its
 /// histogram with provenance, plus the launch timing.
 ///
@@ -89,6 +123,9 @@ pub fn run_program(
 ) -> Result<(TestRun, LaunchStats), RunError> {
     let opts = CudaOptions::parse(&params.options).map_err(RunError::Failed)?;
     let gpu = driver::gpu(opts.device).map_err(RunError::Failed)?;
+    // A kernel newer than the driver's JIT cannot run on this machine: the test is skipped with
+    // the reason, as any other construct the backend cannot run.
+    support::check_ptx_isa(prog.ptx_version, gpu.info.driver_api).map_err(RunError::Unsupported)?;
     let m = runner::execute(gpu, prog, params, &opts, control).map_err(RunError::Failed)?;
     let mut provenance = crate::harness::cpu::provenance();
     provenance.extend(gpu.info.provenance());

@@ -92,7 +92,6 @@ pub fn execute(
     let _owner = gpu.lock.lock().unwrap_or_else(|p| p.into_inner());
     gpu.bind()?;
     let layout = prog.layout;
-    support::check_ptx_isa(prog.ptx_version, gpu.info.driver_api)?;
     let module = Module::load(prog.ptx, prog.name)?;
     let mut kernel = BTreeMap::new();
     let sass_hash = format!("{:016x}", fnv1a64(&module.cubin));

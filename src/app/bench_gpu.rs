@@ -1,0 +1,130 @@
+//! `ptx-litmus bench gpu`: instances/s, weak/s and the time per launch (GPU and host) of the
+//! CUDA backend for 2-, 3- and 4-thread tests, as a table. "weak" counts instances satisfying
+//! the shape's `exists` condition, which for these shapes is exactly the non-SC outcome. A
+//! launch is one launch of the test kernel and one of the collect kernel; host time is what the
+//! host spends enqueueing them while the launch queue has room (the first launches after each
+//! synchronisation). Targets: ≥ 1e9 instances/s (2 threads), ≥ 3e8/s (4 threads), ≤ 20 µs of
+//! host time per launch.
+
+use super::{options_map, AppError, Exit};
+use crate::cli::BenchGpuArgs;
+use crate::harness::{cuda, Budget, Control, RunParams};
+use crate::litmus;
+use crate::outcome::observables;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+/// The shapes measured: name and litmus text; every thread in a CTA of its own.
+const SHAPES: &[(&str, &str)] = &[
+    (
+        "MP",
+        "PTX MP { x=0; y=0; }
+         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+         st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
+         st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
+         exists (P1:r0 == 1 /\\ P1:r1 == 0)",
+    ),
+    (
+        "SB",
+        "PTX SB { x=0; y=0; }
+         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+         st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;
+         ld.relaxed.gpu r0, y | ld.relaxed.gpu r1, x ;
+         exists (P0:r0 == 0 /\\ P1:r1 == 0)",
+    ),
+    (
+        "WRC",
+        "PTX WRC { x=0; y=0; }
+         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;
+         st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, y ;
+                             | st.relaxed.gpu y, 1  | ld.relaxed.gpu r2, x ;
+         exists (P1:r0 == 1 /\\ P2:r1 == 1 /\\ P2:r2 == 0)",
+    ),
+    (
+        "IRIW",
+        "PTX IRIW { x=0; y=0; }
+         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 | P3@cta 3,gpu 0 ;
+         st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x | st.relaxed.gpu y, 1 | ld.relaxed.gpu r2, y ;
+                             | ld.relaxed.gpu r1, y |                     | ld.relaxed.gpu r3, x ;
+         exists (P1:r0 == 1 /\\ P1:r1 == 0 /\\ P3:r2 == 1 /\\ P3:r3 == 0)",
+    ),
+];
+
+/// Runs every shape for `--time` seconds and prints the table.
+pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
+    let mut options = options_map(&args.options)?;
+    let device = options.get("device").map_or(Ok(0), |d| {
+        d.parse::<i32>()
+            .map_err(|_| format!("bench gpu: device={d}: expected 0, 1, ..."))
+    })?;
+    let gpu = cuda::detect(device).map_err(|why| format!("bench gpu: {why}"))?;
+    options.entry("device".into()).or_insert(device.to_string());
+    println!("{}; stress preset {}", gpu.describe(), args.stress);
+    println!(
+        "{:<6} {:>7} {:>11} {:>9} {:>12} {:>11} {:>13} {:>14}",
+        "shape",
+        "threads",
+        "inst/launch",
+        "launches",
+        "instances/s",
+        "weak/s",
+        "GPU µs/launch",
+        "host µs/launch"
+    );
+    let mut failed = 0;
+    for (name, text) in SHAPES {
+        if args
+            .only
+            .as_ref()
+            .is_some_and(|o| !name.contains(o.as_str()))
+        {
+            continue;
+        }
+        let test = litmus::parse(text, Path::new(name)).map_err(|e| e.to_string())?;
+        let mut params = RunParams::new(Budget::Seconds(args.time), args.seed);
+        params.stress = args.stress.clone();
+        params.options = options.clone();
+        let cancel = AtomicBool::new(false);
+        let measured = cuda::run_measured(
+            &test,
+            &params,
+            Control {
+                cancel: &cancel,
+                progress: &mut |_| {},
+            },
+        );
+        let (run, stats) = match measured {
+            Ok(m) => m,
+            Err(e) => {
+                failed += 1;
+                println!("{name:<6} failed: {e}");
+                continue;
+            }
+        };
+        let obs = observables(&test);
+        let weak: u64 = run
+            .histogram
+            .counts
+            .iter()
+            .filter(|(o, _)| o.satisfies(&obs, &test.condition.prop))
+            .map(|(_, n)| n)
+            .sum();
+        let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+        println!(
+            "{:<6} {:>7} {:>11} {:>9} {:>12.3e} {:>11.3e} {:>13} {:>14}",
+            name,
+            test.threads.len(),
+            run.info.provenance["kernel.instances_per_launch"],
+            stats.launches,
+            run.info.instances_per_s,
+            weak as f64 / run.info.elapsed_s.max(1e-9),
+            us(stats.gpu_us_per_launch()),
+            us(stats.host_us_per_launch())
+        );
+    }
+    Ok(if failed > 0 {
+        Exit::Error
+    } else {
+        Exit::Success
+    })
+}
