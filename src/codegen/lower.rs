@@ -313,13 +313,13 @@ impl Ctx<'_> {
 
 /// The scope a strong `ld`/`st` prints: the test's, or `.gpu` (the ISA's default) when the test
 /// gives none, since PTX requires a scope on `.relaxed`/`.acquire`/`.release`.
-fn ldst_order(sem: Sem, scope: Option<Scope>, what: &str) -> Order {
+fn ldst_order(sem: Sem, scope: Option<Scope>) -> (Order, bool) {
+    let defaulted = scope.is_none() && !matches!(sem, Sem::Weak | Sem::Volatile);
     let scope = match sem {
         Sem::Weak | Sem::Volatile => None,
         _ => Some(scope.unwrap_or(Scope::Gpu)),
     };
-    let _ = what;
-    Order { sem, scope }
+    (Order { sem, scope }, defaulted)
 }
 
 fn cmp_suffix(op: CmpOp) -> &'static str {
@@ -537,7 +537,17 @@ pub fn lower_role(
                 }
                 let (a, space) = cx.addr(addr, test)?;
                 let op = POp::Ld {
-                    order: ldst_order(*sem, *scope, "ld"),
+                    order: {
+                        let (order, defaulted) = ldst_order(*sem, *scope);
+                        if defaulted {
+                            cx.notes.push(format!(
+                                "P{role}: ld.{} without a scope is emitted with .gpu, the \
+                                 ISA's default scope",
+                                sem.as_str()
+                            ));
+                        }
+                        order
+                    },
                     space,
                     dst: cx.reg(dst),
                     addr: a,
@@ -566,7 +576,17 @@ pub fn lower_role(
                 };
                 let (a, space) = cx.addr(addr, test)?;
                 let op = POp::St {
-                    order: ldst_order(*sem, *scope, "st"),
+                    order: {
+                        let (order, defaulted) = ldst_order(*sem, *scope);
+                        if defaulted {
+                            cx.notes.push(format!(
+                                "P{role}: st.{} without a scope is emitted with .gpu, the \
+                                 ISA's default scope",
+                                sem.as_str()
+                            ));
+                        }
+                        order
+                    },
                     space,
                     addr: a,
                     src: v,
