@@ -1,6 +1,7 @@
 //! `ptx-litmus bench cpu`: instances/s and weak-outcome rates of the CPU backend per test
 //! shape, as a table. "weak" counts instances satisfying the shape's `exists` condition, which
-//! for these shapes is exactly the non-SC outcome.
+//! for these shapes is exactly the non-SC outcome. "cpu used" is how many cores' worth of CPU
+//! time the process got during the shape (2.00 = both cores of a 2-core machine, all the time).
 
 use super::{options_map, AppError, Exit};
 use crate::cli::BenchCpuArgs;
@@ -81,8 +82,8 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
         crate::RUSTC_VERSION
     );
     println!(
-        "{:<12}  {:>7}  {:>8}  {:>12}  {:>11}  {:>10}",
-        "shape", "threads", "sync", "instances/s", "weak/s", "weak rate"
+        "{:<12}  {:>7}  {:>8}  {:>12}  {:>11}  {:>10}  {:>8}",
+        "shape", "threads", "sync", "instances/s", "weak/s", "weak rate", "cpu used"
     );
     for (name, text) in SHAPES {
         if args
@@ -96,6 +97,7 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
         let mut params = RunParams::new(Budget::Seconds(args.time), args.seed);
         params.options = options.clone();
         let cancel = AtomicBool::new(false);
+        let cpu_before = process_cpu_seconds();
         let run = cpu::run(
             &test,
             &params,
@@ -113,15 +115,34 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
             .map(|(_, n)| n)
             .sum();
         let counted = run.histogram.total().max(1);
+        // Cores' worth of CPU this process got while the shape ran: on a machine shared with
+        // other work, the rates above are for this much of it.
+        let used = match (cpu_before, process_cpu_seconds()) {
+            (Some(a), Some(b)) => format!("{:.2}", (b - a) / run.info.elapsed_s),
+            _ => "-".into(),
+        };
         println!(
-            "{:<12}  {:>7}  {:>8}  {:>12.3e}  {:>11.3e}  {:>10.2e}",
+            "{:<12}  {:>7}  {:>8}  {:>12.3e}  {:>11.3e}  {:>10.2e}  {:>8}",
             name,
             test.threads.len(),
             run.info.params.options["sync"],
             run.info.instances_per_s,
             weak as f64 / run.info.elapsed_s,
-            weak as f64 / counted as f64
+            weak as f64 / counted as f64,
+            used
         );
     }
     Ok(Exit::Success)
+}
+
+/// User plus system CPU seconds of this process so far (Linux `/proc/self/stat`, in the
+/// kernel's 100 Hz clock ticks); `None` elsewhere.
+fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
 }
