@@ -3,7 +3,7 @@
 //! set; checking is deterministic.
 
 use ptx_litmus::litmus::ast::*;
-use ptx_litmus::model::{check, sc_outcomes};
+use ptx_litmus::model::{check, sc_outcomes, sc_outcomes_axiomatic};
 
 /// xorshift64*: a small deterministic generator.
 struct Rng(u64);
@@ -261,6 +261,16 @@ fn adding_a_fence_never_enlarges_the_allowed_set() {
             t.name,
             after.difference(&before).collect::<Vec<_>>()
         );
+    }
+}
+
+#[test]
+fn interleavings_and_the_axiomatic_sc_check_agree() {
+    for seed in 0..CASES {
+        let t = random_test(seed);
+        let a = sc_outcomes(&t).expect("interleavings");
+        let b = sc_outcomes_axiomatic(&t).expect("axiomatic SC");
+        assert_eq!(a, b, "{}: SC outcome sets differ\n{t:#?}", t.name);
     }
 }
 

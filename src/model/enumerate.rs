@@ -31,6 +31,11 @@ enum Slot {
 /// Accumulates the results of all candidate executions of a test.
 pub struct Collector {
     slots: Vec<Slot>,
+    no_locs: bool,
+    /// Collect sequentially consistent outcomes (axiomatically) instead of PTX ones.
+    pub sc_mode: bool,
+    /// Outcomes of sequentially consistent candidates (in `sc_mode`).
+    pub sc_found: BTreeSet<Outcome>,
     current: Vec<Value>,
     faulty: Option<ModelError>,
     /// Allowed outcomes with one witness each.
@@ -77,7 +82,11 @@ impl Collector {
             });
         }
         let n = slots.len();
+        let no_locs = !slots.iter().any(|s| matches!(s, Slot::Loc(_)));
         Ok(Collector {
+            sc_mode: false,
+            sc_found: BTreeSet::new(),
+            no_locs,
             slots,
             current: vec![0; n],
             faulty: None,
@@ -88,6 +97,26 @@ impl Collector {
             consistent: 0,
             fault: None,
         })
+    }
+
+    /// Whether nothing more can be learnt from the current combination: its outcome (fixed by
+    /// the traces when no final memory value is observed) is already allowed with a witness.
+    pub fn settled(&self) -> bool {
+        let o = Outcome(self.current.clone());
+        if self.sc_mode {
+            return self.no_locs && self.sc_found.contains(&o);
+        }
+        self.no_locs && self.faulty.is_none() && self.allowed.contains_key(&o)
+    }
+
+    /// Records a sequentially consistent candidate whose coherence order is total.
+    pub fn allow_sc(&mut self, combo: &Combo, co: &Rel) {
+        if self.faulty.is_some() {
+            return;
+        }
+        for o in self.outcomes(combo, Some(co)) {
+            self.sc_found.insert(o);
+        }
     }
 
     /// Counts one candidate execution; fails past the budget.
@@ -309,7 +338,13 @@ fn walk<'a>(
         }
         if let Some(combo) = Combo::new(prog, chosen)? {
             out.start_combo(&combo, chosen);
-            combo.run(out)?;
+            if !out.settled() {
+                if out.sc_mode {
+                    combo.run_sc(out)?;
+                } else {
+                    combo.run(out)?;
+                }
+            }
         }
         return Ok(());
     }

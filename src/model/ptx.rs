@@ -16,7 +16,7 @@ use super::{Axiom, ModelError};
 use crate::litmus::ast::{BarRedOp, Placement, Proxy, Scope, Value};
 
 /// The most `fence.sc` pairs whose order is enumerated (2^k orders).
-const MAX_FSC_PAIRS: usize = 16;
+const MAX_FSC_PAIRS: usize = 64;
 
 /// One combination of traces (one per thread) as an event graph, with the relations that do
 /// not depend on reads-from.
@@ -391,6 +391,104 @@ impl Combo {
         self.rf_dfs(0, &mut rf_of, &mut stack, out)
     }
 
+    /// Enumerates the sequentially consistent candidates of this combination (Shasha–Snir:
+    /// some total coherence order per location with `po ∪ rf ∪ co ∪ fr` acyclic and no write
+    /// between the halves of an RMW) and reports their outcomes. Barriers are not handled.
+    pub fn run_sc(&self, out: &mut Collector) -> Result<(), ModelError> {
+        let mut rf_of = vec![usize::MAX; self.len()];
+        self.sc_rf(0, &mut rf_of, out)
+    }
+
+    fn sc_rf(
+        &self,
+        k: usize,
+        rf_of: &mut Vec<usize>,
+        out: &mut Collector,
+    ) -> Result<(), ModelError> {
+        if out.settled() {
+            return Ok(());
+        }
+        if k < self.reads.len() {
+            let r = self.reads[k];
+            for &w in &self.rf_cands[k] {
+                rf_of[r] = w;
+                self.sc_rf(k + 1, rf_of, out)?;
+            }
+            return Ok(());
+        }
+        let rf = self.rf_rel(rf_of, self.reads.len());
+        let porf = self.po.union(&rf);
+        if porf.find_cycle().is_some() {
+            out.candidate()?;
+            return Ok(());
+        }
+        let locs: Vec<Vec<usize>> = (0..self.nlocs)
+            .map(|l| members(self.writes_of[l] & !bit(l)).collect())
+            .collect();
+        let mut co = Rel::new(self.len());
+        self.sc_co(0, &locs, &mut vec![], &rf, &porf, &mut co, out)
+    }
+
+    /// Builds a total coherence order location by location (initial write first).
+    #[allow(clippy::too_many_arguments)]
+    fn sc_co(
+        &self,
+        l: usize,
+        locs: &[Vec<usize>],
+        order: &mut Vec<usize>,
+        rf: &Rel,
+        porf: &Rel,
+        co: &mut Rel,
+        out: &mut Collector,
+    ) -> Result<(), ModelError> {
+        if out.settled() {
+            return Ok(());
+        }
+        if l == locs.len() {
+            out.candidate()?;
+            let mut closed = co.clone();
+            closed.close();
+            let fr = self.fr_of(rf, &closed);
+            for (r, w) in self.rmw.pairs() {
+                if fr.row(r) & closed.inverse_col(w) != 0 {
+                    return Ok(());
+                }
+            }
+            let mut g = porf.union(&closed);
+            g.union_with(&fr);
+            if g.find_cycle().is_none() {
+                out.allow_sc(self, &closed);
+            }
+            return Ok(());
+        }
+        if order.len() == locs[l].len() {
+            let mut prev = l;
+            let saved: Vec<(usize, Set)> = std::iter::once(l)
+                .chain(order.iter().copied())
+                .map(|e| (e, co.row(e)))
+                .collect();
+            for &w in order.iter() {
+                co.add(prev, w);
+                prev = w;
+            }
+            let mut rest = Vec::new();
+            self.sc_co(l + 1, locs, &mut rest, rf, porf, co, out)?;
+            for (e, row) in saved {
+                co.set_row(e, row);
+            }
+            return Ok(());
+        }
+        for &w in &locs[l] {
+            if order.contains(&w) {
+                continue;
+            }
+            order.push(w);
+            self.sc_co(l, locs, order, rf, porf, co, out)?;
+            order.pop();
+        }
+        Ok(())
+    }
+
     fn rf_dfs(
         &self,
         k: usize,
@@ -403,6 +501,9 @@ impl Combo {
         }
         let r = self.reads[k];
         for &w in &self.rf_cands[k] {
+            if out.settled() {
+                break;
+            }
             rf_of[r] = w;
             if w == r || stack[k].has(r, w) {
                 out.candidate()?;
@@ -500,6 +601,9 @@ impl Combo {
             &[(a, b), (b, a)]
         };
         for &(x, y) in choices {
+            if out.settled() {
+                break;
+            }
             let mut f = fsc.clone();
             f.add(x, y);
             let mut o = ord.clone();
@@ -511,39 +615,29 @@ impl Combo {
                     }
                 }
             }
+            if i + 1 < self.fsc_pairs.len() {
+                if let Some((axiom, cycle)) = self.doomed(ctx.rf, ctx.obs, &o) {
+                    out.candidate()?;
+                    let mut base = ctx.base.clone();
+                    base.union_with(&f);
+                    let parts = Parts {
+                        rf: ctx.rf,
+                        co: None,
+                        sync: &base,
+                        fsc: &f,
+                    };
+                    out.exclude_parts(self, &parts, axiom, &cycle);
+                    continue;
+                }
+            }
             self.fsc_dfs(i + 1, o, f, ctx, out)?;
         }
         Ok(())
     }
 
-    fn with_fsc(
-        &self,
-        rf: &Rel,
-        obs: &Rel,
-        base: &Rel,
-        fsc: &Rel,
-        cb: &Rel,
-        out: &mut Collector,
-    ) -> Result<(), ModelError> {
+    /// Causality order: proxy-preserved base causality, possibly preceded by observation.
+    fn cause_of(&self, obs: &Rel, cb: &Rel) -> Rel {
         let n = self.len();
-        // fence_sc: Fence-SC order may not contradict base causality.
-        for (a, b) in fsc.pairs() {
-            if cb.has(b, a) {
-                out.candidate()?;
-                let mut cycle = base.path(b, a).unwrap_or_else(|| vec![b, a]);
-                cycle.pop();
-                let mut c = vec![a];
-                c.extend(cycle);
-                let parts = Parts {
-                    rf,
-                    co: None,
-                    sync: base,
-                    fsc,
-                };
-                out.exclude_parts(self, &parts, Axiom::FenceSc, &c);
-                return Ok(());
-            }
-        }
         let cbt = cb.inverse();
         // Proxy-preserved base causality.
         let mut ppcb = Rel::new(n);
@@ -581,6 +675,72 @@ impl Combo {
         }
         let mut cause = obs.seq(&ppcb);
         cause.union_with(&ppcb);
+        cause
+    }
+
+    /// The minimal coherence order forced by causality, before and after closure.
+    fn co_min(&self, cause: &Rel) -> (Rel, Rel) {
+        let mut co = Rel::new(self.len());
+        for l in 0..self.nlocs {
+            let ws = self.writes_of[l];
+            co.set_row(l, ws & !bit(l));
+            for w in members(ws & !bit(l)) {
+                co.set_row(w, cause.row(w) & ws);
+            }
+        }
+        let raw = co.clone();
+        co.close();
+        (raw, co)
+    }
+
+    /// Whether a partial Fence-SC order already dooms every completion: all axioms only get
+    /// harder as base causality grows, so a violation found with the orders chosen so far (and
+    /// the minimal coherence they force) is found again in every completion.
+    fn doomed(&self, rf: &Rel, obs: &Rel, ord: &Rel) -> Option<(Axiom, Vec<usize>)> {
+        if let Some(x) = ord.is_reflexive_somewhere() {
+            if self.events[x].is_sc_fence() {
+                return Some((Axiom::FenceSc, vec![x]));
+            }
+        }
+        let cause = self.cause_of(obs, ord);
+        if let Some(x) = cause.is_reflexive_somewhere() {
+            return Some((Axiom::Causality, vec![x]));
+        }
+        let (raw, co) = self.co_min(&cause);
+        if co.is_reflexive_somewhere().is_some() {
+            return Some((Axiom::Coherence, raw.find_cycle().unwrap_or_default()));
+        }
+        self.leaf_violation(rf, &co, &cause)
+    }
+
+    fn with_fsc(
+        &self,
+        rf: &Rel,
+        obs: &Rel,
+        base: &Rel,
+        fsc: &Rel,
+        cb: &Rel,
+        out: &mut Collector,
+    ) -> Result<(), ModelError> {
+        // fence_sc: Fence-SC order may not contradict base causality.
+        for (a, b) in fsc.pairs() {
+            if cb.has(b, a) {
+                out.candidate()?;
+                let mut cycle = base.path(b, a).unwrap_or_else(|| vec![b, a]);
+                cycle.pop();
+                let mut c = vec![a];
+                c.extend(cycle);
+                let parts = Parts {
+                    rf,
+                    co: None,
+                    sync: base,
+                    fsc,
+                };
+                out.exclude_parts(self, &parts, Axiom::FenceSc, &c);
+                return Ok(());
+            }
+        }
+        let cause = self.cause_of(obs, cb);
         if let Some(x) = cause.is_reflexive_somewhere() {
             out.candidate()?;
             let mut cycle = base.path(x, x).unwrap_or_else(|| vec![x]);
@@ -595,16 +755,7 @@ impl Combo {
             return Ok(());
         }
         // Minimal coherence: initial writes first, then what causality forces.
-        let mut co = Rel::new(n);
-        for l in 0..self.nlocs {
-            let ws = self.writes_of[l];
-            co.set_row(l, ws & !bit(l));
-            for w in members(ws & !bit(l)) {
-                co.set_row(w, cause.row(w) & ws);
-            }
-        }
-        let co_raw = co.clone();
-        co.close();
+        let (co_raw, co) = self.co_min(&cause);
         if co.is_reflexive_somewhere().is_some() {
             out.candidate()?;
             let cycle = co_raw.find_cycle().unwrap_or_default();
@@ -640,6 +791,9 @@ impl Combo {
         }
         let (a, b) = self.ms_write_pairs[i];
         for (x, y) in [(a, b), (b, a)] {
+            if out.settled() {
+                break;
+            }
             let mut c = co.clone();
             let add = c.row(y) | bit(y);
             for z in 0..self.len() {
@@ -654,51 +808,62 @@ impl Combo {
 
     fn check_leaf(&self, co: &Rel, ctx: &Ctx, out: &mut Collector) -> Result<(), ModelError> {
         out.candidate()?;
-        let n = self.len();
         let parts = Parts {
             rf: ctx.rf,
             co: Some(co),
             sync: ctx.base,
             fsc: ctx.fsc,
         };
-        let mut fr = Rel::new(n);
-        for r in members(self.memory) {
-            if self.events[r].is_read() {
-                for w in members(ctx.rf.inverse_row(r)) {
-                    fr.set_row(r, fr.row(r) | co.row(w));
-                }
+        match self.leaf_violation(ctx.rf, co, ctx.cause) {
+            Some((axiom, cycle)) => out.exclude_parts(self, &parts, axiom, &cycle),
+            None => {
+                let fr = self.fr_of(ctx.rf, co);
+                out.allow(self, &parts, &fr);
             }
         }
+        Ok(())
+    }
+
+    /// `fr = rf⁻¹ ; co`.
+    fn fr_of(&self, rf: &Rel, co: &Rel) -> Rel {
+        let mut fr = Rel::new(self.len());
+        for (w, r) in rf.pairs() {
+            fr.set_row(r, fr.row(r) | co.row(w));
+        }
+        fr
+    }
+
+    /// The first of `atomicity`, `sc_per_location`, `causality` that a candidate with this
+    /// coherence order violates, with a cycle.
+    fn leaf_violation(&self, rf: &Rel, co: &Rel, cause: &Rel) -> Option<(Axiom, Vec<usize>)> {
+        let n = self.len();
+        let fr = self.fr_of(rf, co);
         // atomicity: no morally strong write between the halves of an RMW.
         for (r, w) in self.rmw.pairs() {
             for x in members(fr.row(r) & self.ms.row(r)) {
                 if co.has(x, w) && self.ms.has(x, w) {
-                    out.exclude_parts(self, &parts, Axiom::Atomicity, &[r, x, w]);
-                    return Ok(());
+                    return Some((Axiom::Atomicity, vec![r, x, w]));
                 }
             }
         }
         // sc_per_location.
-        let mut com = ctx.rf.union(co);
+        let mut com = rf.union(co);
         com.union_with(&fr);
         com.intersect_with(&self.ms);
         com.union_with(&self.poloc_ms);
         if let Some(cycle) = com.find_cycle() {
-            out.exclude_parts(self, &parts, Axiom::ScPerLocation, &cycle);
-            return Ok(());
+            return Some((Axiom::ScPerLocation, cycle));
         }
         // causality: irreflexive((rf ∪ fr) ; cause).
-        let rffr = ctx.rf.union(&fr);
+        let rffr = rf.union(&fr);
         for x in 0..n {
             for y in members(rffr.row(x)) {
-                if ctx.cause.has(y, x) {
-                    out.exclude_parts(self, &parts, Axiom::Causality, &[x, y]);
-                    return Ok(());
+                if cause.has(y, x) {
+                    return Some((Axiom::Causality, vec![x, y]));
                 }
             }
         }
-        out.allow(self, &parts, &fr);
-        Ok(())
+        None
     }
 }
 
@@ -725,20 +890,4 @@ pub struct Parts<'a> {
     pub sync: &'a Rel,
     /// Fence-SC order.
     pub fsc: &'a Rel,
-}
-
-trait InverseRow {
-    fn inverse_row(&self, b: usize) -> Set;
-}
-
-impl InverseRow for Rel {
-    fn inverse_row(&self, b: usize) -> Set {
-        let mut s = 0;
-        for a in 0..self.len() {
-            if self.has(a, b) {
-                s |= bit(a);
-            }
-        }
-        s
-    }
 }

@@ -64,6 +64,17 @@ impl Rel {
         self.rows[a]
     }
 
+    /// The events related to `b`.
+    pub fn inverse_col(&self, b: usize) -> Set {
+        let mut s = 0;
+        for (a, r) in self.rows.iter().enumerate() {
+            if r & bit(b) != 0 {
+                s |= bit(a);
+            }
+        }
+        s
+    }
+
     /// Replaces the row of `a`.
     pub fn set_row(&mut self, a: usize, s: Set) {
         self.rows[a] = s;

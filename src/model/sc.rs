@@ -15,7 +15,7 @@ use crate::outcome::{Observable, Outcome};
 use std::collections::{BTreeSet, HashSet};
 
 /// The most states explored before giving up.
-pub const MAX_STATES: usize = 2_000_000;
+pub const MAX_STATES: usize = 100_000;
 
 /// A CTA barrier key (id, count) with the instance number.
 type BarInst = ((Value, Option<Value>), u32);
