@@ -19,7 +19,9 @@ pub struct ModelVerdict {
     pub result: CheckResult,
     /// Candidate executions examined.
     pub candidates: u64,
-    /// Candidate executions that satisfy every axiom.
+    /// Candidate executions examined that satisfy every axiom (the enumeration of one
+    /// combination of thread paths stops once its outcome has a witness, so this counts
+    /// consistent executions examined, not all of them).
     pub consistent: u64,
     /// For each observable, the sorted values it takes in any candidate execution (consistent
     /// or not): the finite outcome space.
