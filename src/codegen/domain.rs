@@ -7,9 +7,8 @@
 //! operands can hold, whatever the order.
 
 use super::CodegenError;
-use crate::litmus::ast::{
-    AluOp, AtomOp, BarOp, BarRedOp, Barrier, Instr, LocationKind, Operand, Test, Value,
-};
+use crate::litmus::arith::{self, normalise};
+use crate::litmus::ast::{BarOp, BarRedOp, Barrier, Instr, LocationKind, Operand, Test, Value};
 use crate::outcome::{observables, Observable};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -17,61 +16,6 @@ use std::collections::{BTreeMap, BTreeSet};
 pub const MAX_VALUES: usize = 256;
 
 type Set = BTreeSet<Value>;
-
-/// Applies an `atom`/`red` operation as PTX does on 32-bit values.
-pub fn atom_result(op: AtomOp, old: Value, a: Value, b: Option<Value>) -> Value {
-    let (o, x) = (old as u32, a as u32);
-    let r = match op {
-        AtomOp::Add => o.wrapping_add(x),
-        AtomOp::Sub => o.wrapping_sub(x),
-        AtomOp::Exch => x,
-        AtomOp::Cas => {
-            if o == x {
-                b.map_or(o, |b| b as u32)
-            } else {
-                o
-            }
-        }
-        AtomOp::Inc => {
-            if o >= x {
-                0
-            } else {
-                o + 1
-            }
-        }
-        AtomOp::Dec => {
-            if o == 0 || o > x {
-                x
-            } else {
-                o - 1
-            }
-        }
-        AtomOp::And => o & x,
-        AtomOp::Or => o | x,
-        AtomOp::Xor => o ^ x,
-        AtomOp::Min => o.min(x),
-        AtomOp::Max => o.max(x),
-    };
-    normalise(Value::from(r))
-}
-
-/// Register arithmetic on 32-bit values.
-pub fn alu_result(op: AluOp, a: Value, b: Value) -> Value {
-    let (a, b) = (a as u32, b as u32);
-    normalise(Value::from(match op {
-        AluOp::Add => a.wrapping_add(b),
-        AluOp::Sub => a.wrapping_sub(b),
-        AluOp::Mul => a.wrapping_mul(b),
-        AluOp::And => a & b,
-        AluOp::Or => a | b,
-        AluOp::Xor => a ^ b,
-    }))
-}
-
-/// A 32-bit device value as the test writes it: small negative numbers stay negative.
-fn normalise(v: Value) -> Value {
-    Value::from(v as u32 as i32)
-}
 
 type Regs = BTreeMap<(usize, String), Set>;
 
@@ -191,7 +135,7 @@ impl State<'_> {
                 for (o, m) in &old {
                     for x in &a {
                         for y in &b {
-                            new.insert((atom_result(*op, *o, *x, *y), m | bit));
+                            new.insert((arith::rmw(*op, *o, *x, *y).unwrap_or(*o), m | bit));
                         }
                     }
                 }
@@ -205,7 +149,7 @@ impl State<'_> {
                 let mut new = Chains::new();
                 for (o, m) in &old {
                     for x in &a {
-                        new.insert((atom_result(*op, *o, *x, None), m | bit));
+                        new.insert((arith::rmw(*op, *o, *x, None).unwrap_or(*o), m | bit));
                     }
                 }
                 self.add_loc(&name, new)
@@ -219,7 +163,7 @@ impl State<'_> {
                 let mut vals = Set::new();
                 for x in &a {
                     for y in &b {
-                        vals.insert(alu_result(*op, *x, *y));
+                        vals.insert(arith::alu(*op, *x, *y));
                     }
                 }
                 self.add_reg(t, &dst.0, vals)
@@ -370,20 +314,4 @@ pub fn static_domains(test: &Test) -> Result<Vec<Vec<Value>>, CodegenError> {
             }
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn atomics_follow_ptx_32_bit_semantics() {
-        assert_eq!(atom_result(AtomOp::Inc, 3, 3, None), 0);
-        assert_eq!(atom_result(AtomOp::Inc, 2, 3, None), 3);
-        assert_eq!(atom_result(AtomOp::Dec, 0, 5, None), 5);
-        assert_eq!(atom_result(AtomOp::Cas, 1, 1, Some(7)), 7);
-        assert_eq!(atom_result(AtomOp::Cas, 2, 1, Some(7)), 2);
-        assert_eq!(atom_result(AtomOp::Sub, 0, 1, None), -1);
-        assert_eq!(alu_result(AluOp::Mul, 0x10000, 0x10000), 0);
-    }
 }

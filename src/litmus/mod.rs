@@ -5,6 +5,7 @@
 //! (checks that need the whole test). `print` is its inverse on `Test`; `hash` prints what a
 //! test means and hashes it; `summary` says what a test uses; `files` finds and loads tests.
 
+pub mod arith;
 pub mod ast;
 mod error;
 mod files;

@@ -13,9 +13,10 @@
 
 use super::event::{BarrierKind, Event, FenceKind, Kind};
 use super::ModelError;
+use crate::litmus::arith::{alu, rmw};
 use crate::litmus::ast::{
-    Addr, AluOp, AtomOp, BarOp, BarRedOp, Barrier, Fence, FenceSem, Instr, LocationKind,
-    MembarLevel, Operand, Placement, Proxy, ProxyFenceKind, Reg, Scope, Sem, Test, Value,
+    Addr, AtomOp, BarOp, BarRedOp, Barrier, Fence, FenceSem, Instr, LocationKind, MembarLevel,
+    Operand, Placement, Proxy, ProxyFenceKind, Reg, Scope, Sem, Test, Value,
 };
 use std::collections::{BTreeSet, HashMap};
 
@@ -506,53 +507,6 @@ fn access_attrs(sem: Sem, scope: Option<Scope>) -> (bool, bool, bool, Scope) {
     }
 }
 
-/// The value an atomic operation writes, or `None` when it writes nothing (a failed `cas`).
-pub fn atom_result(op: AtomOp, old: Value, a: Value, b: Option<Value>) -> Option<Value> {
-    Some(match op {
-        AtomOp::Add => old.wrapping_add(a),
-        AtomOp::Sub => old.wrapping_sub(a),
-        AtomOp::Exch => a,
-        AtomOp::Cas => {
-            if old == a {
-                b.unwrap_or(a)
-            } else {
-                return None;
-            }
-        }
-        AtomOp::Inc => {
-            if old >= a {
-                0
-            } else {
-                old.wrapping_add(1)
-            }
-        }
-        AtomOp::Dec => {
-            if old == 0 || old > a {
-                a
-            } else {
-                old - 1
-            }
-        }
-        AtomOp::And => old & a,
-        AtomOp::Or => old | a,
-        AtomOp::Xor => old ^ a,
-        AtomOp::Min => old.min(a),
-        AtomOp::Max => old.max(a),
-    })
-}
-
-/// Applies register arithmetic.
-pub fn alu(op: AluOp, a: Value, b: Value) -> Value {
-    match op {
-        AluOp::Add => a.wrapping_add(b),
-        AluOp::Sub => a.wrapping_sub(b),
-        AluOp::Mul => a.wrapping_mul(b),
-        AluOp::And => a & b,
-        AluOp::Or => a | b,
-        AluOp::Xor => a ^ b,
-    }
-}
-
 #[derive(Clone)]
 struct State {
     pc: usize,
@@ -1005,7 +959,7 @@ impl Runner<'_> {
             let mut r2 = r.clone();
             r2.value = old;
             let ri = self.push(&mut s2, r2, adep)?;
-            if let Some(nv) = atom_result(op, old, a, b) {
+            if let Some(nv) = rmw(op, old, a, b) {
                 let mut w2 = w.clone();
                 w2.value = nv;
                 let wi = self.push(&mut s2, w2, adep | da | db | (1u64 << ri))?;

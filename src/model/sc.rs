@@ -8,8 +8,9 @@
 //! anything) to arrive at the same instance or to finish; `barrier.cluster.wait` likewise for
 //! the cluster's arrivals. Crossed barriers deadlock, as on hardware, and give no outcome.
 
-use super::lower::{alu, atom_result, Program};
+use super::lower::Program;
 use super::ModelError;
+use crate::litmus::arith::{alu, rmw};
 use crate::litmus::ast::{BarOp, BarRedOp, Barrier, Instr, Operand, Value};
 use crate::outcome::{Observable, Outcome};
 use std::collections::{BTreeSet, HashSet};
@@ -366,7 +367,7 @@ impl Explorer<'_> {
                     let old = s.core[self.lay.mem(l)];
                     let a = self.opnd(s, t, src);
                     let b = src2.as_ref().map(|o| self.opnd(s, t, o));
-                    if let Some(v) = atom_result(*op, old, a, b) {
+                    if let Some(v) = rmw(*op, old, a, b) {
                         s.core[self.lay.mem(l)] = v;
                     }
                     let d = self.lay.reg(t, self.reg(t, dst));
@@ -377,7 +378,7 @@ impl Explorer<'_> {
                         return false;
                     };
                     let a = self.opnd(s, t, src);
-                    if let Some(v) = atom_result(*op, s.core[self.lay.mem(l)], a, None) {
+                    if let Some(v) = rmw(*op, s.core[self.lay.mem(l)], a, None) {
                         s.core[self.lay.mem(l)] = v;
                     }
                 }
