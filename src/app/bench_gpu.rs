@@ -6,6 +6,7 @@
 //! synchronisation). Targets: ≥ 1e9 instances/s (2 threads), ≥ 3e8/s (4 threads), ≤ 20 µs of
 //! host time per launch.
 
+use super::bench_shapes::SHAPES;
 use super::{options_map, AppError, Exit};
 use crate::cli::BenchGpuArgs;
 use crate::harness::{cuda, Budget, Control, RunParams};
@@ -13,42 +14,6 @@ use crate::litmus;
 use crate::outcome::observables;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
-
-/// The shapes measured: name and litmus text; every thread in a CTA of its own.
-const SHAPES: &[(&str, &str)] = &[
-    (
-        "MP",
-        "PTX MP { x=0; y=0; }
-         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
-         st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
-         st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
-         exists (P1:r0 == 1 /\\ P1:r1 == 0)",
-    ),
-    (
-        "SB",
-        "PTX SB { x=0; y=0; }
-         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
-         st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;
-         ld.relaxed.gpu r0, y | ld.relaxed.gpu r1, x ;
-         exists (P0:r0 == 0 /\\ P1:r1 == 0)",
-    ),
-    (
-        "WRC",
-        "PTX WRC { x=0; y=0; }
-         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;
-         st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x | ld.relaxed.gpu r1, y ;
-                             | st.relaxed.gpu y, 1  | ld.relaxed.gpu r2, x ;
-         exists (P1:r0 == 1 /\\ P2:r1 == 1 /\\ P2:r2 == 0)",
-    ),
-    (
-        "IRIW",
-        "PTX IRIW { x=0; y=0; }
-         P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 | P3@cta 3,gpu 0 ;
-         st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x | st.relaxed.gpu y, 1 | ld.relaxed.gpu r2, y ;
-                             | ld.relaxed.gpu r1, y |                     | ld.relaxed.gpu r3, x ;
-         exists (P1:r0 == 1 /\\ P1:r1 == 0 /\\ P3:r2 == 1 /\\ P3:r3 == 0)",
-    ),
-];
 
 /// Runs every shape for `--time` seconds and prints the table.
 pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {

@@ -6,6 +6,7 @@ use clap::Parser;
 mod bench_cpu;
 mod bench_gpu;
 mod bench_model;
+mod bench_shapes;
 mod check;
 mod diff;
 mod emit;
