@@ -90,7 +90,13 @@ fn report_error(args: &CheckArgs, path: &Path, msg: &str) {
             json!({"path": path.display().to_string(), "error": msg})
         );
     }
-    eprintln!("ptx-litmus: {}: {msg}", path.display());
+    // Parse errors already start with `path:line:col`; model errors need the path.
+    let shown = path.display().to_string();
+    if msg.starts_with(&shown) {
+        eprintln!("ptx-litmus: {msg}");
+    } else {
+        eprintln!("ptx-litmus: {shown}: {msg}");
+    }
 }
 
 fn outcome_json(obs: &[Observable], o: &Outcome) -> Json {

@@ -103,7 +103,12 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         }
         let shown = path.display().to_string();
         let skip = |record: &mut RunRecord, bar: &ProgressBar, reason: String| {
-            bar.suspend(|| eprintln!("ptx-litmus: skip {shown}: {reason}"));
+            // A parse error already starts with `path:line:col`.
+            if reason.starts_with(&shown) {
+                bar.suspend(|| eprintln!("ptx-litmus: skip {reason}"));
+            } else {
+                bar.suspend(|| eprintln!("ptx-litmus: skip {shown}: {reason}"));
+            }
             record.skipped_tests.push(SkippedTest {
                 path: shown.clone(),
                 reason,
