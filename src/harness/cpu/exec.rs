@@ -3,7 +3,8 @@
 
 use super::program::{Op, Rmw, Role, Src, BARRIER_IDS, MAX_REGS, MAX_STEPS};
 use super::wait::wait_until;
-use crate::litmus::ast::{AluOp, Value};
+use crate::litmus::arith;
+use crate::litmus::ast::{AtomOp, Value};
 use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicU32, Ordering};
 
 /// How one role's run of one instance ended.
@@ -100,21 +101,23 @@ pub fn run(
                     Rmw::Cas => match cell.compare_exchange(a, val(regs, b), ord, failure(ord)) {
                         Ok(v) | Err(v) => v,
                     },
-                    Rmw::Inc => match cell.fetch_update(ord, failure(ord), |old| {
-                        Some(if old >= a { 0 } else { old + 1 })
-                    }) {
-                        Ok(v) | Err(v) => v,
-                    },
-                    Rmw::Dec => match cell.fetch_update(ord, failure(ord), |old| {
-                        Some(if old == 0 || old > a { a } else { old - 1 })
-                    }) {
-                        Ok(v) | Err(v) => v,
-                    },
                     Rmw::And => cell.fetch_and(a, ord),
                     Rmw::Or => cell.fetch_or(a, ord),
                     Rmw::Xor => cell.fetch_xor(a, ord),
-                    Rmw::Min => cell.fetch_min(a, ord),
-                    Rmw::Max => cell.fetch_max(a, ord),
+                    Rmw::Inc | Rmw::Dec | Rmw::Min | Rmw::Max => {
+                        // Unsigned 32-bit comparisons, exactly as the model computes them.
+                        let op = match op {
+                            Rmw::Inc => AtomOp::Inc,
+                            Rmw::Dec => AtomOp::Dec,
+                            Rmw::Min => AtomOp::Min,
+                            _ => AtomOp::Max,
+                        };
+                        match cell
+                            .fetch_update(ord, failure(ord), |old| arith::rmw(op, old, a, None))
+                        {
+                            Ok(v) | Err(v) => v,
+                        }
+                    }
                 };
                 if let Some(d) = dst {
                     regs[d as usize] = old;
@@ -124,14 +127,8 @@ pub fn run(
             Op::Mov { dst, src } => regs[dst as usize] = val(regs, src),
             Op::Alu { op, dst, a, b } => {
                 let (a, b) = (val(regs, a), val(regs, b));
-                regs[dst as usize] = match op {
-                    AluOp::Add => a.wrapping_add(b),
-                    AluOp::Sub => a.wrapping_sub(b),
-                    AluOp::Mul => a.wrapping_mul(b),
-                    AluOp::And => a & b,
-                    AluOp::Or => a | b,
-                    AluOp::Xor => a ^ b,
-                };
+                // The same 32-bit arithmetic the model computes with.
+                regs[dst as usize] = arith::alu(op, a, b);
             }
             Op::Branch { cond, target } => {
                 let taken = match cond {
