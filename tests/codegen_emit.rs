@@ -58,6 +58,10 @@ fn snapshots_of_role_functions() {
             "mp-barrier-cluster",
             "litmus/cluster/MP+barrier.cluster-samecluster.litmus",
         ),
+        (
+            "mp-bar-arrive-loaded-id",
+            "litmus/mp/MP+bar.cta.arrive-loaded-id+sync.litmus",
+        ),
     ] {
         snapshot(name, &emit(rel));
     }

@@ -81,3 +81,61 @@ fn a_weakened_store_is_reported_by_name() {
         "{errors}"
     );
 }
+
+/// The kernel of an own test whose barrier id is loaded at run time (a software barrier).
+fn soft() -> ptx_litmus::codegen::Kernel {
+    let test = load("litmus/sb/SB+bar.cta.sync-loaded-id-same.litmus");
+    let k = kernel(&test).expect("the test generates");
+    assert!(!k.layout.shape.soft_barriers.is_empty());
+    k
+}
+
+#[test]
+fn a_software_barrier_kernel_passes_and_calls_its_barrier_in_program_order() {
+    if !tools_present("a_software_barrier_kernel_passes_and_calls_its_barrier_in_program_order") {
+        return;
+    }
+    let k = soft();
+    let c = sass::check_kernel(&k, "sm_90").unwrap();
+    assert!(c.ok(), "{:?}", c.errors());
+    // P0: st x, ld z, the barrier's call, ld y.
+    let p0 = &c.roles[0].mappings;
+    assert_eq!(p0.len(), 4, "{p0:?}");
+    assert!(p0[2].mnemonic.contains("litmus_soft_sync"), "{p0:?}");
+    assert!(p0[2].sass[0].starts_with("CALL"), "{p0:?}");
+}
+
+#[test]
+fn a_software_barrier_without_its_acquire_fence_is_reported() {
+    if !tools_present("a_software_barrier_without_its_acquire_fence_is_reported") {
+        return;
+    }
+    let k = soft();
+    // The second fence of litmus_soft_sync is its acquire half.
+    let fence = "\tfence.acq_rel.cta;\nLITMUS_SOFT_DONE:";
+    assert!(k.ptx.contains(fence));
+    let ptx = k.ptx.replacen(fence, "\nLITMUS_SOFT_DONE:", 1);
+    let c = sass::check_ptx(&k, &ptx, "sm_90").unwrap();
+    let errors = c.errors().join("\n");
+    assert!(
+        errors.contains("litmus_soft_sync") && errors.contains("MEMBAR"),
+        "{errors}"
+    );
+}
+
+#[test]
+fn a_software_barrier_with_a_weak_poll_is_reported() {
+    if !tools_present("a_software_barrier_with_a_weak_poll_is_reported") {
+        return;
+    }
+    let k = soft();
+    let poll = "ld.relaxed.cta.global.u32 %seen, [%a];";
+    assert!(k.ptx.contains(poll));
+    let ptx = k.ptx.replacen(poll, "ld.weak.global.u32 %seen, [%a];", 1);
+    let c = sass::check_ptx(&k, &ptx, "sm_90").unwrap();
+    let errors = c.errors().join("\n");
+    assert!(
+        errors.contains("litmus_soft_sync") && errors.contains("weak access"),
+        "{errors}"
+    );
+}

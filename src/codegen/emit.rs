@@ -18,6 +18,8 @@ pub const HASH_PTX: &str = include_str!("../../ptx/hash.ptx");
 pub const STRESS_PTX: &str = include_str!("../../ptx/stress.ptx");
 /// The PTX fragment with the bounded spin barrier.
 pub const SPIN_BARRIER_PTX: &str = include_str!("../../ptx/spin_barrier.ptx");
+/// The PTX fragment with the software CTA barrier.
+pub const SOFT_BARRIER_PTX: &str = include_str!("../../ptx/soft_barrier.ptx");
 
 /// Polls of the spin barrier before a thread gives up waiting.
 pub const SPIN_BOUND: u32 = 20_000;
@@ -240,6 +242,16 @@ pub fn emit(test: &Test, layout: &Layout, stress: &Stress) -> Result<Kernel, Cod
     o.0.push('\n');
     o.0.push_str(SPIN_BARRIER_PTX);
     o.0.push('\n');
+    if !shape.soft_barriers.is_empty() {
+        o.0.push_str(SOFT_BARRIER_PTX);
+        o.0.push('\n');
+        notes.push(
+            "CTA barriers run in software (a barrier id or count is loaded at run time): each \
+             synchronises, by a fence-flag-fence handshake at CTA scope, only with the \
+             partners that took the same id and count"
+                .into(),
+        );
+    }
     // Tables.
     let qc = u64::from(shape.tiles * shape.clusters);
     let nw = u64::from(shape.blocks * shape.groups_per_block);
@@ -563,6 +575,15 @@ fn test_entry(
         ];
         let mut stores = vec!["st.param.b32 [r_bar], %bar;".to_string()];
         let mut names = vec!["r_bar".to_string()];
+        if !shape.soft_barriers.is_empty() {
+            o.l(format!(
+                "add.u64 %sy, %res, {};",
+                4 * u64::from(layout.soft_barrier_word)
+            ));
+            decl.push(".param .b64 r_sync".into());
+            stores.push("st.param.b64 [r_sync], %sy;".into());
+            names.push("r_sync".into());
+        }
         for (n, a) in r.args.iter().enumerate() {
             let loc = layout
                 .locations
@@ -673,6 +694,9 @@ fn test_entry(
     let max_args = roles.iter().map(|r| r.args.len()).max().unwrap_or(0);
     for n in 0..max_args {
         let _ = writeln!(extra, "\t.reg .b64 %ga_{n};\n\t.reg .b32 %sa_{n};");
+    }
+    if !shape.soft_barriers.is_empty() {
+        extra.push_str("\t.reg .b64 %sy;\n");
     }
     let at =
         o.0.rfind(".visible .entry litmus_test")

@@ -180,6 +180,10 @@ pub struct Shape {
     /// CTA barriers the test uses, in order of first use; test barrier `barriers[k]` of block
     /// `b` is hardware barrier `1 + b * barriers.len() + k` (barrier 0 is the kernel's own).
     pub barriers: Vec<BarrierKey>,
+    /// CTA barriers run in software (every CTA barrier of a test with a run-time key; see
+    /// [`super::soft_barrier`]); then `barriers` is empty.
+    #[serde(default)]
+    pub soft_barriers: Vec<super::soft_barrier::SoftBarrier>,
 }
 
 /// What makes two CTA barrier instructions of a test the same barrier: the id and, when
@@ -268,8 +272,12 @@ pub struct Layout {
     /// Per observable, the values it can take, in the order of their digits.
     pub domains: Vec<Vec<Value>>,
     /// Result words per instance: one status word per role, then every register of every
-    /// thread, then final values of observed shared locations.
+    /// thread, then final values of observed shared locations, then software barrier words.
     pub result_words: u32,
+    /// First result word of the software barriers' words (two per
+    /// [`Shape::soft_barriers`] entry: the published key, then the passed flag).
+    #[serde(default)]
+    pub soft_barrier_word: u32,
     /// Per observable, the result word holding it (`None` for a global location, read from
     /// memory).
     pub observable_words: Vec<Option<u32>>,
@@ -516,8 +524,14 @@ impl Shape {
             )));
         }
         let analysis = super::domain::Analysis::of(test)?;
+        let soft = super::soft_barrier::needed(test, &analysis);
+        let soft_barriers = if soft {
+            super::soft_barrier::plan(test, &analysis, &roles)?
+        } else {
+            Vec::new()
+        };
         let mut barriers = Vec::new();
-        for t in &test.threads {
+        for t in test.threads.iter().filter(|_| !soft) {
             for i in &t.body {
                 if let crate::litmus::ast::Instr::Barrier(crate::litmus::ast::Barrier::Cta {
                     id,
@@ -556,6 +570,7 @@ impl Shape {
             blocks,
             tiles,
             barriers,
+            soft_barriers,
             notes,
         })
     }
@@ -719,7 +734,10 @@ impl Layout {
                 }
             }
         }
-        let result_words = next;
+        // Last, two words (key, passed) per software barrier: zeroed with the results after
+        // every launch, which is the "not yet published" state the barrier needs.
+        let soft_barrier_word = next;
+        let result_words = next + 2 * shape.soft_barriers.len() as u32;
         let testing_ctas = shape.tiles * shape.clusters * shape.cluster_dim;
         let dim = shape.cluster_dim;
         let grid_ctas = stress.max_ctas.max(testing_ctas).div_ceil(dim) * dim;
@@ -774,6 +792,7 @@ impl Layout {
             observables,
             domains: domains.to_vec(),
             result_words,
+            soft_barrier_word,
             observable_words,
             register_words,
             outcome_count,

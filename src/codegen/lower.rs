@@ -9,12 +9,13 @@
 //! memory operations are exactly the test's.
 
 use super::domain::Analysis;
-use super::layout::{BarrierKey, Layout, WARP};
+use super::layout::{as_u32, BarrierKey, Layout, WARP};
 use super::ptx::{Order, PAddr, POp, PReg, PSpace, Src};
+use super::soft_barrier::{SoftBarrier, GAVE_UP, SOFT_BOUND};
 use super::CodegenError;
 use crate::litmus::ast::{
     AluOp, AtomOp, BarOp, Barrier, CmpOp, Fence, Instr, LocationKind, Operand, Proxy,
-    ProxyFenceKind, Reg, Scope, Sem, Space, Test,
+    ProxyFenceKind, Reg, Scope, Sem, Space, Test, Value,
 };
 use crate::outcome::Observable;
 use serde::{Deserialize, Serialize};
@@ -172,9 +173,12 @@ pub fn sync_sequence(
             }
         }
     }
+    let soft = !layout.shape.soft_barriers.is_empty();
     let mut out = Vec::new();
     for i in body {
         match i {
+            // Software barriers are calls of the role, not hardware barrier sequences.
+            Instr::Barrier(Barrier::Cta { .. }) if soft => {}
             Instr::Barrier(Barrier::Cta { op, id, count }) => {
                 let key = BarrierKey::of(analysis, role, id, count)?;
                 let index = layout
@@ -515,7 +519,10 @@ pub fn lower_role(
     let loops = t.body.iter().enumerate().any(|(i, x)| {
         matches!(x, Instr::Branch { target, .. } if labels.get(&target.0).is_some_and(|l| *l < i))
     });
-    let count_syncs = loops && !syncs.is_empty();
+    let soft = !layout.shape.soft_barriers.is_empty();
+    // A software barrier can time out, so its role always counts the barriers it passed.
+    let count_syncs = (loops && !syncs.is_empty()) || (soft && t.body.iter().any(is_soft));
+    let is_hard = |i: &Instr| matches!(i, Instr::Barrier(_)) && !(soft && is_soft(i));
     for ri in test.reg_init.iter().filter(|ri| ri.thread == role) {
         let r = cx.reg(&ri.reg);
         cx.line(format!("mov.u32 {r}, {};", ri.value as u32));
@@ -699,11 +706,24 @@ pub fn lower_role(
                 };
                 cx.test_op(index, p);
             }
-            Instr::Barrier(_) => {
-                let k = t.body[..index]
+            Instr::Barrier(Barrier::Cta { id, count, .. }) if soft => {
+                let n = layout
+                    .shape
+                    .soft_barriers
                     .iter()
-                    .filter(|i| matches!(i, Instr::Barrier(_)))
-                    .count();
+                    .position(|b| b.role == role && b.index == index)
+                    .expect("Shape::of plans every CTA barrier of a soft test");
+                cx.separate();
+                let b = &layout.shape.soft_barriers[n];
+                soft_call(&mut cx, b, n, id, count);
+                if !b.arrive {
+                    cx.line("setp.eq.u32 %pt, %v, 0;");
+                    cx.line("@%pt bra LITMUS_TIMEOUT;");
+                }
+                cx.line("add.u32 %nsync, %nsync, 1;");
+            }
+            Instr::Barrier(_) => {
+                let k = t.body[..index].iter().filter(|i| is_hard(i)).count();
                 cx.separate();
                 let mut s = String::new();
                 sync_ptx(&syncs[k], "%bar", &mut s);
@@ -787,6 +807,9 @@ pub fn lower_role(
         ".func (.param .align 4 .b8 litmus_ret[{}]) {func}(.param .b32 litmus_bar",
         4 * ret_words
     );
+    if soft {
+        f.push_str(", .param .b64 litmus_sync");
+    }
     for (k, a) in cx.args.iter().enumerate() {
         let ty = if a.space == PSpace::Global {
             "b64"
@@ -814,6 +837,10 @@ pub fn lower_role(
         }
     }
     f.push_str("\tld.param.b32 %bar, [litmus_bar];\n");
+    if soft {
+        f.push_str("\t.reg .b64 %sync;\n\t.reg .b32 %key;\n\t.reg .pred %pk;\n");
+        f.push_str("\tld.param.b64 %sync, [litmus_sync];\n");
+    }
     for (k, a) in cx.args.iter().enumerate() {
         if a.space == PSpace::Global {
             let _ = writeln!(f, "\tld.param.b64 %ga{k}, [litmus_loc{k}];");
@@ -832,10 +859,34 @@ pub fn lower_role(
     );
     // A timed-out role still runs the barriers it has not reached, so that no other thread
     // waits for it forever.
-    for (k, s) in syncs.iter().enumerate() {
+    let mut hard = syncs.iter();
+    let steps = t
+        .body
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| matches!(i, Instr::Barrier(_)));
+    for (k, (index, i)) in steps.enumerate() {
+        let _ = writeln!(f, "\tsetp.le.u32 %pt, %nsync, {k};");
+        if soft && is_soft(i) {
+            let n = layout
+                .shape
+                .soft_barriers
+                .iter()
+                .position(|b| b.role == role && b.index == index)
+                .expect("planned");
+            let _ = writeln!(f, "\t@!%pt bra LITMUS_PASSED_{k};");
+            let _ = writeln!(
+                f,
+                "\t{{ .param .b64 s_base; .param .b32 s_me; st.param.b64 [s_base], %sync; st.param.b32 [s_me], {n}; call litmus_soft_abandon, (s_base, s_me); }}"
+            );
+            let _ = writeln!(f, "LITMUS_PASSED_{k}:");
+            continue;
+        }
+        let s = hard
+            .next()
+            .expect("one hardware sequence entry per hardware barrier");
         let mut one = String::new();
         sync_ptx(s, "%bar", &mut one);
-        let _ = writeln!(f, "\tsetp.le.u32 %pt, %nsync, {k};");
         for l in one.lines() {
             let _ = writeln!(f, "\t@%pt {}", l.trim_start());
         }
@@ -861,6 +912,58 @@ pub fn lower_role(
         loops,
         notes: cx.notes,
     })
+}
+
+/// Whether an instruction is a CTA barrier (run in software when the test's plan says so).
+fn is_soft(i: &Instr) -> bool {
+    matches!(i, Instr::Barrier(Barrier::Cta { .. }))
+}
+
+/// Emits software barrier `n`: the role's run-time key as its code, then the call; a sync
+/// leaves its verdict (0: timed out) in `%v`.
+fn soft_call(cx: &mut Ctx, b: &SoftBarrier, n: usize, id: &Operand, count: &Option<Operand>) {
+    // A value outside the analysed domain (impossible while the analysis is sound) would
+    // publish GAVE_UP and synchronise with nobody.
+    if matches!(id, Operand::Reg(_)) || matches!(count, Some(Operand::Reg(_))) {
+        cx.line(format!("mov.u32 %key, {GAVE_UP};"));
+    }
+    for (key, code) in &b.keys {
+        let mut tests: Vec<(PReg, Value)> = Vec::new();
+        if let Operand::Reg(r) = id {
+            tests.push((cx.reg(r), key.id));
+        }
+        if let (Some(Operand::Reg(r)), Some(v)) = (count, key.count) {
+            tests.push((cx.reg(r), v));
+        }
+        if tests.is_empty() {
+            cx.line(format!("mov.u32 %key, {code};"));
+            continue;
+        }
+        for (k, (r, v)) in tests.iter().enumerate() {
+            let v = as_u32(*v);
+            if k == 0 {
+                cx.line(format!("setp.eq.u32 %pk, {r}, {v};"));
+            } else {
+                cx.line(format!("setp.eq.and.u32 %pk, {r}, {v}, %pk;"));
+            }
+        }
+        cx.line(format!("@%pk mov.u32 %key, {code};"));
+    }
+    let op = POp::SoftBarrier {
+        arrive: b.arrive,
+        barrier: n as u32,
+    };
+    if b.arrive {
+        cx.line(format!(
+            "{{ .param .b64 s_base; .param .b32 s_me; .param .b32 s_key; st.param.b64 [s_base], %sync; st.param.b32 [s_me], {n}; st.param.b32 [s_key], %key; call litmus_soft_arrive, (s_base, s_me, s_key); }}"
+        ));
+    } else {
+        cx.line(format!(
+            "{{ .param .b32 s_ok; .param .b64 s_base; .param .b32 s_me; .param .b32 s_partners; .param .b32 s_key; .param .b32 s_bound; st.param.b64 [s_base], %sync; st.param.b32 [s_me], {n}; st.param.b32 [s_partners], {}; st.param.b32 [s_key], %key; st.param.b32 [s_bound], {SOFT_BOUND}; call (s_ok), litmus_soft_sync, (s_base, s_me, s_partners, s_key, s_bound); ld.param.b32 %v, [s_ok]; }}",
+            b.partners
+        ));
+    }
+    cx.ops.push(TestOp { index: b.index, op });
 }
 
 /// `sub` has no PTX atomic: it is an `add` of the negated operand.

@@ -9,6 +9,7 @@ pub mod emit;
 pub mod layout;
 pub mod lower;
 pub mod ptx;
+pub mod soft_barrier;
 pub mod stress;
 
 pub use emit::{emit, Kernel};

@@ -141,6 +141,14 @@ pub enum POp {
         /// Participating threads, a multiple of 32.
         count: u32,
     },
+    /// A call of the software barrier (`ptx/soft_barrier.ptx`) standing for a CTA barrier
+    /// with a run-time key.
+    SoftBarrier {
+        /// `litmus_soft_arrive` rather than `litmus_soft_sync`.
+        arrive: bool,
+        /// Index in [`super::Shape::soft_barriers`].
+        barrier: u32,
+    },
     /// `barrier.cluster.arrive.{release,relaxed};`
     ClusterArrive {
         /// `.relaxed` instead of `.release`.
@@ -190,6 +198,10 @@ impl POp {
     /// The instruction without operands (`ld.acquire.gpu.global.u32`, `barrier.sync`).
     pub fn mnemonic(&self) -> String {
         let text = self.to_string();
+        if let POp::SoftBarrier { .. } = self {
+            // The callee names the operation, not the `call` mnemonic.
+            return text.split(',').next().unwrap_or("").to_string();
+        }
         let head = text.split_whitespace().next().unwrap_or("");
         head.trim_end_matches(';').to_string()
     }
@@ -278,6 +290,11 @@ impl fmt::Display for POp {
                 if *relaxed { "relaxed" } else { "release" }
             ),
             POp::ClusterWait => f.write_str("barrier.cluster.wait.acquire;"),
+            POp::SoftBarrier { arrive, barrier } => write!(
+                f,
+                "call litmus_soft_{}, (software barrier {barrier});",
+                if *arrive { "arrive" } else { "sync" }
+            ),
         }
     }
 }

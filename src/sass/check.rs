@@ -67,6 +67,8 @@ pub enum Event {
     ClusterArrive,
     /// `UCGABAR_WAIT`.
     ClusterWait,
+    /// `CALL`: a software barrier, checked in its own function.
+    Call,
 }
 
 impl Event {
@@ -97,6 +99,7 @@ impl Event {
             Event::Bar(kind) => i.base() == "BAR" && i.has(kind),
             Event::ClusterArrive => i.base() == "UCGABAR_ARV",
             Event::ClusterWait => i.base() == "UCGABAR_WAIT",
+            Event::Call => i.base() == "CALL",
         }
     }
 
@@ -131,6 +134,7 @@ impl Event {
             Event::Bar(k) => format!("BAR.{k}"),
             Event::ClusterArrive => "UCGABAR_ARV".into(),
             Event::ClusterWait => "UCGABAR_WAIT".into(),
+            Event::Call => "CALL".into(),
         }
     }
 
@@ -150,7 +154,10 @@ pub fn is_access(i: &SassInstr) -> bool {
 /// Whether a SASS instruction is one the check looks at.
 fn is_relevant(i: &SassInstr) -> bool {
     is_access(i)
-        || matches!(i.base(), "MEMBAR" | "BAR" | "UCGABAR_ARV" | "UCGABAR_WAIT")
+        || matches!(
+            i.base(),
+            "MEMBAR" | "BAR" | "UCGABAR_ARV" | "UCGABAR_WAIT" | "CALL"
+        )
         || (i.base() == "CCTL" && i.has("IVALL"))
 }
 
@@ -286,6 +293,7 @@ pub fn expect(op: &POp) -> Vec<Event> {
             ev.push(Event::ClusterWait);
             ev.push(Event::Cctl);
         }
+        POp::SoftBarrier { .. } => ev.push(Event::Call),
     }
     ev
 }
@@ -465,4 +473,55 @@ pub fn check_role(role: &RoleCode, sass: Option<&[SassInstr]>) -> RoleCheck {
         });
     }
     out
+}
+
+/// The events a software barrier function must show, in order (`ptx/soft_barrier.ptx`): its
+/// key store, a poll of a partner's key, the release fence, its passed flag, a poll of a
+/// partner's flag and the acquire fence for `litmus_soft_sync`; the fence, key and flag for
+/// `litmus_soft_arrive`. All its accesses are `.relaxed.cta`, hence `.STRONG.SM`.
+fn soft_barrier_events(arrive: bool) -> Vec<Event> {
+    let access = |base: &'static [&'static str], offset| Event::Access {
+        bases: base,
+        strength: Some(Some(0)),
+        ops: vec![],
+        offset,
+    };
+    let fence = || Event::Membar { min: 0, sc: false };
+    if arrive {
+        vec![fence(), access(&["STG"], 0), access(&["STG"], 4)]
+    } else {
+        vec![
+            access(&["STG"], 0),
+            access(&["LDG"], 0),
+            fence(),
+            access(&["STG"], 4),
+            access(&["LDG"], 4),
+            fence(),
+        ]
+    }
+}
+
+/// Checks the SASS of a software barrier function: its fences and strong accesses in order
+/// (the poll loops may be laid out anywhere around them) and no weak access (a weak poll could
+/// be hoisted out of its loop). `None` when it passes.
+pub fn check_soft_barrier(func: &str, arrive: bool, sass: Option<&[SassInstr]>) -> Option<String> {
+    let Some(sass) = sass else {
+        return Some(format!("function {func} is not in the SASS"));
+    };
+    if let Some(weak) = sass.iter().find(|i| is_access(i) && !i.has("STRONG")) {
+        return Some(format!(
+            "{func}: a weak access `{} {}`; the software barrier's accesses must be strong",
+            weak.opcode, weak.operands
+        ));
+    }
+    let mut at = sass.iter();
+    for ev in soft_barrier_events(arrive) {
+        if !at.any(|i| ev.matches(i)) {
+            return Some(format!(
+                "{func}: {} is missing or out of order",
+                ev.describe()
+            ));
+        }
+    }
+    None
 }

@@ -19,17 +19,24 @@ pub struct KernelCheck {
     pub test: String,
     /// One verdict per role.
     pub roles: Vec<RoleCheck>,
+    /// Problems of the software barrier functions, when the kernel has them.
+    #[serde(default)]
+    pub fragment_errors: Vec<String>,
 }
 
 impl KernelCheck {
     /// Whether every role passed.
     pub fn ok(&self) -> bool {
-        self.roles.iter().all(|r| r.error.is_none())
+        self.roles.iter().all(|r| r.error.is_none()) && self.fragment_errors.is_empty()
     }
 
     /// The problems found, one line each.
     pub fn errors(&self) -> Vec<String> {
-        self.roles.iter().filter_map(|r| r.error.clone()).collect()
+        self.roles
+            .iter()
+            .filter_map(|r| r.error.clone())
+            .chain(self.fragment_errors.iter().cloned())
+            .collect()
     }
 }
 
@@ -54,7 +61,25 @@ fn check_functions(
                 check_role(r, funcs.get(&name).map(Vec::as_slice))
             })
             .collect(),
+        fragment_errors: soft_barrier_errors(kernel, funcs, prefix),
     }
+}
+
+/// Checks the software barrier functions a kernel calls (ptxas drops the ones it does not).
+fn soft_barrier_errors(
+    kernel: &Kernel,
+    funcs: &BTreeMap<String, Vec<disasm::SassInstr>>,
+    prefix: &str,
+) -> Vec<String> {
+    let soft = &kernel.layout.shape.soft_barriers;
+    [(false, "litmus_soft_sync"), (true, "litmus_soft_arrive")]
+        .into_iter()
+        .filter(|(arrive, _)| soft.iter().any(|b| b.arrive == *arrive))
+        .filter_map(|(arrive, f)| {
+            let name = format!("{prefix}{f}");
+            check::check_soft_barrier(f, arrive, funcs.get(&name).map(Vec::as_slice))
+        })
+        .collect()
 }
 
 /// Kernels assembled together by [`check_many`]: the tools' start-up, not the kernels,
