@@ -357,3 +357,31 @@ fn threads_on_two_gpus_run_apart_on_one_gpu_with_a_note() {
         }
     }
 }
+
+#[test]
+fn software_barrier_words_follow_every_other_result_word() {
+    let src = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("litmus/sb/SB+bar.cta.sync-loaded-id-same.litmus"),
+    )
+    .expect("the own test exists");
+    let test = ptx_litmus::litmus::parse(&src, std::path::Path::new("t.litmus")).expect("parses");
+    let l = layout(&test, &small());
+    let soft = &l.shape.soft_barriers;
+    assert_eq!(soft.len(), 2, "one barrier for P0 and one for P1");
+    assert!(l.shape.barriers.is_empty(), "no hardware barrier is used");
+    // Two words per software barrier, after statuses, registers and shared final values, so
+    // that the collect kernel's reset of the result words also resets the barriers.
+    let used: Vec<u32> = l
+        .register_words
+        .iter()
+        .flatten()
+        .map(|(_, w)| *w)
+        .chain(l.observable_words.iter().flatten().copied())
+        .collect();
+    assert!(used.iter().all(|w| *w < l.soft_barrier_word));
+    assert_eq!(l.result_words, l.soft_barrier_word + 2 * soft.len() as u32);
+    // P0 and P1 are each other's partners (same CTA, key (1, none) possible for both).
+    assert_eq!(soft[0].partners, 1 << 1);
+    assert_eq!(soft[1].partners, 1 << 0);
+}
