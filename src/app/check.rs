@@ -50,7 +50,8 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
                     }
                     if let Some(dir) = &args.dot {
                         for (i, (title, exec, cycle)) in ex.items.iter().enumerate() {
-                            let file = dir.join(format!("{}-{i}.dot", file_stem(&test.name)));
+                            let file =
+                                dir.join(format!("{}-{i}.dot", litmus::file_stem(&test.name)));
                             let title = format!("{}: {title}", test.name);
                             std::fs::write(&file, dot::to_dot(exec, &title, cycle))
                                 .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
@@ -69,18 +70,6 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     } else {
         Exit::Error
     })
-}
-
-fn file_stem(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "+-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect()
 }
 
 fn report_error(args: &CheckArgs, path: &Path, msg: &str) {

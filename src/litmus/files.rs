@@ -11,6 +11,26 @@ pub fn parse_file(path: &Path) -> Result<Test, ParseError> {
     super::parse(&source, path)
 }
 
+/// A file-system-safe stem for a test name: letters, digits, `.`, `_`, `+` and `-` kept,
+/// anything else `_`, never empty or hidden.
+pub fn file_stem(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with('.') {
+        format!("_{s}")
+    } else {
+        s
+    }
+}
+
 /// The test files under `paths`: files as given, directories searched recursively for
 /// `*.litmus`; sorted and without repeats. A missing path is an error naming it.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ParseError> {
@@ -62,4 +82,17 @@ pub fn load(paths: &[PathBuf]) -> Vec<(PathBuf, Result<Test, ParseError>)> {
         (f, r)
     }));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_stem;
+
+    #[test]
+    fn test_names_become_safe_file_names() {
+        assert_eq!(file_stem("MP+fence.sc"), "MP+fence.sc");
+        assert_eq!(file_stem("a/b c"), "a_b_c");
+        assert_eq!(file_stem(".."), "_..");
+        assert_eq!(file_stem(""), "_");
+    }
 }

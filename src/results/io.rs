@@ -4,6 +4,7 @@
 use super::error::ResultsError;
 use super::log;
 use super::record::{RunRecord, TestRecord, RUN_FORMAT, SCHEMA_VERSION, TEST_FORMAT};
+use crate::litmus::file_stem;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::collections::BTreeSet;
@@ -177,25 +178,6 @@ pub fn record_stems(tests: &[&TestRecord]) -> Vec<String> {
             }
         })
         .collect()
-}
-
-/// A file-system-safe stem for a test name.
-pub fn file_stem(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '+' | '-') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() || s.starts_with('.') {
-        format!("_{s}")
-    } else {
-        s
-    }
 }
 
 /// Serialises a record as pretty JSON with a final newline.

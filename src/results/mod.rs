@@ -14,8 +14,8 @@ pub mod time;
 
 pub use error::ResultsError;
 pub use io::{
-    create_dir, file_stem, read_record, read_result_set, record_stems, to_json, write_bytes,
-    write_result_set, write_text, ResultSet, LOG_FILE, RUN_FILE, TESTS_DIR,
+    create_dir, read_record, read_result_set, record_stems, to_json, write_bytes, write_result_set,
+    write_text, ResultSet, LOG_FILE, RUN_FILE, TESTS_DIR,
 };
 pub use merge::merge;
 pub use record::{
@@ -41,7 +41,7 @@ pub fn default_dir(root: &Path, run: &RunRecord) -> PathBuf {
         group.push('-');
         group.push_str(&slug(driver));
     }
-    root.join(group).join(file_stem(&run.run_id))
+    root.join(group).join(crate::litmus::file_stem(&run.run_id))
 }
 
 /// Lower-case letters, digits and dots, runs of anything else collapsed to one `-`.

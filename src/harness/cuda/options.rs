@@ -11,7 +11,8 @@ pub struct CudaOptions {
     /// Launches per batch between host synchronisations (`batch=N`); `None` adapts the batch
     /// to about 0.1 s.
     pub batch: Option<u64>,
-    /// Directory that receives each test's driver-JIT'd cubin and JIT log (`sass_dir=PATH`),
+    /// Directory that receives each kernel's driver-JIT'd cubin, PTX and JIT log as
+    /// `<test>-<ptx hash>.{cubin,ptx,jit.log}` (`sass_dir=PATH`),
     /// for `cuobjdump -sass`.
     pub sass_dir: Option<PathBuf>,
 }

@@ -11,11 +11,11 @@ use super::module::{function_attribute, Module};
 use super::options::CudaOptions;
 use super::schedule::Schedule;
 use super::seeds::{LaunchSeeds, SETUP_SEED};
-use super::support::{self, file_stem};
+use super::support;
 use super::tally;
 use crate::codegen::{BufferKind, DeviceCounts, Layout, Param, Stress};
 use crate::harness::{Control, Progress, RunParams};
-use crate::litmus::fnv1a64;
+use crate::litmus::{file_stem, fnv1a64};
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -252,13 +252,19 @@ fn first_launch(
     Ok(again)
 }
 
-/// Saves the cubin the driver JIT'd, its JIT log and the PTX under `dir`, named after the test.
+/// Saves the cubin the driver JIT'd, its JIT log and the PTX under `dir`, named after the test
+/// and the PTX's hash (same-named tests of different folders, or one test under several
+/// presets, keep apart).
 fn save_artifacts(
     dir: &std::path::Path,
     prog: &Program<'_>,
     module: &Module,
 ) -> Result<(), String> {
-    let stem = file_stem(prog.name);
+    let stem = format!(
+        "{}-{:08x}",
+        file_stem(prog.name),
+        fnv1a64(prog.ptx.as_bytes()) as u32
+    );
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let write = |ext: &str, bytes: &[u8]| {
         let p = dir.join(format!("{stem}.{ext}"));

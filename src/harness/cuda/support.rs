@@ -97,25 +97,6 @@ pub fn log_summary(log: &str, n: usize) -> String {
     s
 }
 
-/// A file-name-safe form of a test name (letters, digits, `.`, `+`, `-`, `_`).
-pub fn file_stem(name: &str) -> String {
-    let s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || "+-_.".contains(c) {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() || s.starts_with('.') {
-        format!("_{s}")
-    } else {
-        s
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,12 +150,5 @@ mod tests {
         let log = "a\n\nb\nc\nd";
         assert_eq!(log_summary(log, 2), "a | b | ... (2 more lines)");
         assert_eq!(log_summary(log, 9), "a | b | c | d");
-    }
-
-    #[test]
-    fn test_names_become_safe_file_names() {
-        assert_eq!(file_stem("MP+fence.sc"), "MP+fence.sc");
-        assert_eq!(file_stem("a/b c"), "a_b_c");
-        assert_eq!(file_stem(".."), "_..");
     }
 }
