@@ -73,3 +73,39 @@ fn agrees_with_every_ptx_v7_5_verdict() {
 fn agrees_with_every_ptx_v6_0_verdict() {
     check_csv("PTXv6_0-expected.csv");
 }
+
+/// The SC reference gives every barrier test of the corpus its SC outcomes: a barrier that no
+/// partner takes with the same key does not block (the model's reading), so a test whose
+/// barriers differ in id or count still has SC interleavings, and its SC outcomes are not
+/// labelled weak. Crossed barriers, which the model allows no execution of, have none.
+#[test]
+fn barrier_tests_have_sc_outcomes_whenever_the_model_allows_one() {
+    let Some(root) = corpus() else {
+        eprintln!("skipping: ../shared/corpus/dat3m is absent");
+        return;
+    };
+    let dir = root.join("litmus/PTX/Manual");
+    let mut checked = 0;
+    let mut wrong = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("Manual folder") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.contains("bar") || !name.ends_with(".litmus") {
+            continue;
+        }
+        let v = check(&parse_file(&path).expect("parses")).expect("checks");
+        checked += 1;
+        if v.allowed.is_empty() != v.sc.is_empty() || !v.sc.is_subset(&v.allowed) {
+            wrong.push(format!(
+                "{name}: {} allowed, {} SC",
+                v.allowed.len(),
+                v.sc.len()
+            ));
+        }
+    }
+    assert!(checked >= 20, "only {checked} barrier tests");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // SB with barriers of different counts: the three SC outcomes are SC, only (0, 0) is weak.
+    let v = check(&parse_file(&dir.join("SB+named-bar-reg-diff.litmus")).unwrap()).unwrap();
+    assert_eq!((v.allowed.len(), v.sc.len()), (4, 3));
+}

@@ -5,8 +5,11 @@
 //!
 //! A thread waiting at a CTA barrier (`bar.sync`/`bar.red`) waits for every other thread of its
 //! CTA that has a barrier instruction that can match (same id and count, registers matching
-//! anything) to arrive at the same instance or to finish; `barrier.cluster.wait` likewise for
-//! the cluster's arrivals. Crossed barriers deadlock, as on hardware, and give no outcome.
+//! anything) to arrive at the same instance or to finish. As in the model, a barrier that no
+//! partner takes with the same key in an execution does not block: the waiting thread may also
+//! leave at once, betting that the threads it waits for never arrive at that instance, and a
+//! path on which one of them later does is abandoned. `barrier.cluster.wait` waits for the
+//! cluster's arrivals. Crossed barriers give no outcome, as in the model.
 
 use super::lower::Program;
 use super::ModelError;
@@ -33,6 +36,9 @@ struct St {
     waiting: Vec<(usize, BarInst)>,
     /// `(thread, instance, predicate)` given to `bar.red`.
     preds: Vec<(usize, BarInst, bool)>,
+    /// `(thread, barrier instance)` that thread must never arrive at: another thread left
+    /// that instance without it.
+    bets: Vec<(usize, BarInst)>,
 }
 
 /// A fast hasher for states (FxHash-style multiply and rotate).
@@ -124,6 +130,7 @@ pub fn outcomes(
         arrivals: Vec::new(),
         waiting: Vec::new(),
         preds: Vec::new(),
+        bets: Vec::new(),
     };
     let lay = Layout {
         n,
@@ -212,18 +219,28 @@ impl Explorer<'_> {
         s.core[self.lay.done(u)] != 0
     }
 
+    /// The threads that thread `t`, waiting at a CTA barrier, still waits for.
+    fn awaited(&self, s: &St, t: usize) -> Vec<usize> {
+        let place = self.prog.threads[t].place;
+        let Some((_, (key, k))) = s.waiting.iter().find(|(u, _)| *u == t) else {
+            return Vec::new();
+        };
+        (0..self.lay.n)
+            .filter(|&u| {
+                u != t
+                    && self.prog.threads[u].place.same_cta(&place)
+                    && !self.done(s, u)
+                    && self.may_use(u, *key)
+                    && arrivals_at(s, u, *key) <= *k
+            })
+            .collect()
+    }
+
     fn blocked(&self, s: &St, t: usize) -> bool {
         let place = self.prog.threads[t].place;
         let n = self.lay.n;
-        if let Some((_, (key, k))) = s.waiting.iter().find(|(u, _)| *u == t) {
-            for u in 0..n {
-                if u == t || !self.prog.threads[u].place.same_cta(&place) || self.done(s, u) {
-                    continue;
-                }
-                if self.may_use(u, *key) && arrivals_at(s, u, *key) <= *k {
-                    return true;
-                }
-            }
+        if !self.awaited(s, t).is_empty() {
+            return true;
         }
         let k = s.core[self.lay.cl_waiting(t)];
         if k >= 0 {
@@ -246,7 +263,23 @@ impl Explorer<'_> {
             return;
         }
         for t in 0..n {
-            if self.done(&s, t) || self.blocked(&s, t) {
+            if self.done(&s, t) {
+                continue;
+            }
+            if self.blocked(&s, t) {
+                let awaited = self.awaited(&s, t);
+                if let (false, Some(i)) = (
+                    awaited.is_empty(),
+                    s.waiting.iter().position(|(u, _)| *u == t),
+                ) {
+                    let mut s2 = s.clone();
+                    let (_, inst) = s2.waiting.remove(i);
+                    s2.bets.extend(awaited.into_iter().map(|u| (u, inst)));
+                    s2.bets.sort();
+                    s2.bets.dedup();
+                    self.finish_red(&mut s2, t, inst.0, inst.1);
+                    self.push(s2, stack);
+                }
                 continue;
             }
             let mut s2 = s.clone();
@@ -389,6 +422,10 @@ impl Explorer<'_> {
                         count.as_ref().map(|c| self.opnd(s, t, c)),
                     );
                     let k = arrivals_at(s, t, key);
+                    if s.bets.contains(&(t, (key, k))) {
+                        // A partner already left this instance without this thread.
+                        return false;
+                    }
                     match s
                         .arrivals
                         .iter_mut()
