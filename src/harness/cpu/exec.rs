@@ -1,11 +1,21 @@
 //! The interpreter: one role of one instance, one Rust atomic operation per memory instruction,
 //! in program order. No allocation, no AST, no locks.
 
-use super::program::{Op, Rmw, Role, Src, BARRIER_IDS, MAX_REGS, MAX_STEPS};
+use super::program::{Candidate, Op, Rmw, Role, Src, MAX_REGS, MAX_STEPS, SLOT_WORDS};
 use super::wait::wait_until;
 use crate::litmus::arith;
 use crate::litmus::ast::{AtomOp, Value};
-use std::sync::atomic::{fence, AtomicBool, AtomicI64, AtomicU32, Ordering};
+use std::sync::atomic::{fence, AtomicBool, AtomicI64, Ordering};
+
+/// A CTA barrier event's key: its id value and its count value, if a count is given.
+pub type Key = (Value, Option<Value>);
+
+/// Slot state: nothing published yet (the value every slot is reset to).
+const UNPUBLISHED: Value = 0;
+/// Slot state: the instruction did not run in this instance (skipped, or the role ended).
+const ABSENT: Value = 1;
+/// Slot state: the instruction ran; `RAN + occurrence`, with the key in the next two words.
+const RAN: Value = 2;
 
 /// How one role's run of one instance ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -36,19 +46,117 @@ fn failure(ord: Ordering) -> Ordering {
     }
 }
 
-/// Runs `role` on the instance whose memory is `mem` (its block) and barrier counters `bars`.
-/// `regs` must hold the role's initial registers and holds the final ones afterwards; bounded
-/// waits give up at once when `abandon` is set, and set it when they run out.
+/// Where a role stands among its barrier instructions in one instance: `keys[k]` is the key
+/// barrier `k` ran with (`None`: skipped), for `k < next`.
+struct BarCursor<'a> {
+    slots: &'a [AtomicI64],
+    keys: &'a mut [Option<Key>],
+    next: usize,
+}
+
+impl BarCursor<'_> {
+    /// Marks the role's barrier instructions before `k` not yet reached as skipped, publishing
+    /// that to whoever may wait for them.
+    fn skip_to(&mut self, role: &Role, k: usize) {
+        for b in self.next..k {
+            self.keys[b] = None;
+            if let Some(s) = role.bars[b].slot {
+                self.slots[s as usize * SLOT_WORDS].store(ABSENT, Ordering::Release);
+            }
+        }
+        self.next = self.next.max(k);
+    }
+}
+
+/// Publishes that a barrier instruction ran with `key` as its `occurrence`-th event of that
+/// key: the id and count first, then the state with a release store, so that a partner whose
+/// acquire load sees the state sees the key and everything this role did before.
+pub fn publish(slots: &[AtomicI64], slot: u32, key: Key, occurrence: u32) {
+    let w = &slots[slot as usize * SLOT_WORDS..][..SLOT_WORDS];
+    w[1].store(key.0, Ordering::Relaxed);
+    w[2].store(key.1.unwrap_or(0), Ordering::Relaxed);
+    w[0].store(RAN + occurrence as Value, Ordering::Release);
+}
+
+/// Meets one other role at a `sync` that ran with `key` as its `occurrence`-th event of that
+/// key: `candidates` are that role's barrier instructions that may take the key, in its
+/// program order, which is also the order it publishes them in. Skipping those whose fixed key
+/// differs, waits (acquire) for each in turn until one ran with the same key and occurrence
+/// (`Some(true)`: the model's synchronisation, made by the acquire load of its release
+/// publication) or none can any more (`Some(false)`); `None` when a wait ran out. The
+/// partner's occurrences of a key only grow, so one that ran with the key at a higher
+/// occurrence ends the search as well.
+pub fn meet(
+    slots: &[AtomicI64],
+    candidates: &[Candidate],
+    key: Key,
+    occurrence: u32,
+    abandon: &AtomicBool,
+) -> Option<bool> {
+    for c in candidates {
+        if c.key.is_some_and(|k| k != key) {
+            continue;
+        }
+        let w = &slots[c.slot as usize * SLOT_WORDS..][..SLOT_WORDS];
+        let mut state = UNPUBLISHED;
+        if !wait_until(abandon, || {
+            state = w[0].load(Ordering::Acquire);
+            state != UNPUBLISHED
+        }) {
+            return None;
+        }
+        if state == ABSENT {
+            continue;
+        }
+        // Only candidates with a count when `key` has one (and vice versa) are listed.
+        if (w[1].load(Ordering::Relaxed), w[2].load(Ordering::Relaxed))
+            != (key.0, key.1.unwrap_or(0))
+        {
+            continue;
+        }
+        let theirs = (state - RAN) as u32;
+        if theirs >= occurrence {
+            return Some(theirs == occurrence);
+        }
+    }
+    Some(false)
+}
+
+/// Runs `role` on the instance whose memory is `mem` (its block) and barrier slots `slots`.
+/// `regs` must hold the role's initial registers and holds the final ones afterwards; `keys`
+/// is scratch space with one entry per barrier instruction of the role. Bounded waits give up
+/// at once when `abandon` is set, and set it when they run out. However the role ends, every
+/// barrier slot it has not published is published as absent, so no partner waits for it.
 #[inline]
 pub fn run(
     role: &Role,
     mem: &[AtomicI64],
-    bars: &[AtomicU32],
+    slots: &[AtomicI64],
+    keys: &mut [Option<Key>],
+    regs: &mut [Value; MAX_REGS],
+    abandon: &AtomicBool,
+) -> Status {
+    let mut bars = BarCursor {
+        slots,
+        keys,
+        next: 0,
+    };
+    let status = interpret(role, mem, &mut bars, regs, abandon);
+    if !role.bars.is_empty() {
+        bars.skip_to(role, role.bars.len());
+    }
+    status
+}
+
+#[inline(always)]
+fn interpret(
+    role: &Role,
+    mem: &[AtomicI64],
+    bars: &mut BarCursor,
     regs: &mut [Value; MAX_REGS],
     abandon: &AtomicBool,
 ) -> Status {
     let ops = &role.ops[..];
-    let mut phase = [0u32; BARRIER_IDS];
     let mut pc = 0usize;
     let mut steps = 0u32;
     while let Some(op) = ops.get(pc) {
@@ -139,23 +247,189 @@ pub fn run(
                     pc = target as usize;
                 }
             }
-            Op::Bar {
-                slot,
-                participants,
-                wait,
-            } => {
-                let counter = &bars[slot as usize];
-                let p = &mut phase[slot as usize % BARRIER_IDS];
-                *p += 1;
-                let target = *p * participants;
-                // The arrival releases everything before it; the waiter's acquire load makes
-                // it visible after the barrier: the barrier's `synchronizes` edge.
-                counter.fetch_add(1, Ordering::AcqRel);
-                if wait && !wait_until(abandon, || counter.load(Ordering::Acquire) >= target) {
-                    return Status::GaveUp;
+            Op::Bar { index } => {
+                let k = index as usize;
+                let bar = &role.bars[k];
+                bars.skip_to(role, k);
+                let key = (val(regs, bar.id), bar.count.map(|c| val(regs, c)));
+                let occurrence = bars.keys[..k].iter().filter(|&&o| o == Some(key)).count() as u32;
+                bars.keys[k] = Some(key);
+                bars.next = k + 1;
+                if let Some(s) = bar.slot {
+                    publish(bars.slots, s, key, occurrence);
+                }
+                // An arrive never waits: it only releases to the syncs that meet it.
+                for candidates in &bar.partners {
+                    if meet(bars.slots, candidates, key, occurrence, abandon).is_none() {
+                        return Status::GaveUp;
+                    }
                 }
             }
         }
     }
     Status::Done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::cpu::layout::Layout;
+    use crate::harness::cpu::program::{compile, Program};
+    use std::path::Path;
+
+    fn slots(n: usize) -> Vec<AtomicI64> {
+        (0..n * SLOT_WORDS).map(|_| AtomicI64::new(0)).collect()
+    }
+
+    /// Candidates in these slots, keys known only at run time.
+    fn any(slots: &[u32]) -> Vec<Candidate> {
+        slots
+            .iter()
+            .map(|&slot| Candidate { slot, key: None })
+            .collect()
+    }
+
+    fn absent(slots: &[AtomicI64], slot: u32) {
+        slots[slot as usize * SLOT_WORDS].store(ABSENT, Ordering::Relaxed);
+    }
+
+    #[test]
+    fn meet_matches_key_and_occurrence_in_the_partners_order() {
+        // Set: a wait for an unpublished slot fails at once instead of spinning.
+        let gave_up = AtomicBool::new(true);
+        let s = slots(4);
+        publish(&s, 0, (1, None), 0);
+        absent(&s, 1);
+        publish(&s, 2, (1, None), 1);
+        publish(&s, 3, (1, Some(2)), 0);
+        assert_eq!(
+            meet(&s, &any(&[0, 1, 2]), (1, None), 0, &gave_up),
+            Some(true)
+        );
+        // The first event of the key is not the second: go on to the partner's next one.
+        assert_eq!(
+            meet(&s, &any(&[0, 1, 2]), (1, None), 1, &gave_up),
+            Some(true)
+        );
+        assert_eq!(
+            meet(&s, &any(&[0, 1, 2]), (1, None), 2, &gave_up),
+            Some(false)
+        );
+        // Another id, or another count, is another barrier.
+        assert_eq!(
+            meet(&s, &any(&[0, 1, 2]), (2, None), 0, &gave_up),
+            Some(false)
+        );
+        assert_eq!(meet(&s, &any(&[3]), (1, Some(3)), 0, &gave_up), Some(false));
+        assert_eq!(meet(&s, &any(&[3]), (1, Some(2)), 0, &gave_up), Some(true));
+        let t = slots(2);
+        // The partner's only candidate is still to come: no answer without waiting.
+        assert_eq!(meet(&t, &any(&[0]), (1, None), 0, &gave_up), None);
+        // Its occurrence of the key is already past ours: no later one can match, so the
+        // still unpublished slot 1 is not waited for.
+        publish(&t, 0, (1, None), 1);
+        assert_eq!(meet(&t, &any(&[0, 1]), (1, None), 0, &gave_up), Some(false));
+        // A candidate whose fixed key is another is not waited for.
+        let other = Candidate {
+            slot: 1,
+            key: Some((1, Some(2))),
+        };
+        assert_eq!(meet(&t, &[other], (1, Some(3)), 0, &gave_up), Some(false));
+        assert_eq!(meet(&t, &[other], (1, Some(2)), 0, &gave_up), None);
+    }
+
+    fn program(text: &str) -> Program {
+        let test = crate::litmus::parse(text, Path::new("t.litmus")).expect("test parses");
+        compile(&test, &Layout::new(test.locations.len(), false)).expect("compiles")
+    }
+
+    /// Runs `role` of `p` alone, with every wait failing at once and location 0 (the first
+    /// declared) holding `x`; its status.
+    fn alone(p: &Program, role: usize, s: &[AtomicI64], x: Value) -> Status {
+        let mem: Vec<AtomicI64> = (0..64).map(|_| AtomicI64::new(0)).collect();
+        mem[0].store(x, Ordering::Relaxed);
+        let mut keys = vec![None; p.roles[role].bars.len()];
+        let mut regs = p.roles[role].init;
+        let gave_up = AtomicBool::new(true);
+        run(&p.roles[role], &mem, s, &mut keys, &mut regs, &gave_up)
+    }
+
+    fn state(s: &[AtomicI64], slot: u32) -> Value {
+        s[slot as usize * SLOT_WORDS].load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn an_arrive_only_releases() {
+        let p = program(
+            "PTX t
+{ x=0; }
+ P0@cta 0,gpu 0   | P1@cta 0,gpu 0 | P2@cta 0,gpu 0   ;
+ bar.cta.arrive 1 | bar.cta.sync 1 | bar.cta.arrive 1 ;
+exists (x == 0)",
+        );
+        let s = slots(p.barrier_slots);
+        // An arrive does not wait, even for a partner that has not arrived.
+        assert_eq!(alone(&p, 0, &s, 0), Status::Done);
+        // A sync waits for every arrive that may meet it: P2 has not arrived yet.
+        assert_eq!(alone(&p, 1, &s, 0), Status::GaveUp);
+        assert_eq!(alone(&p, 2, &s, 0), Status::Done);
+        assert_eq!(alone(&p, 1, &s, 0), Status::Done);
+    }
+
+    #[test]
+    fn occurrences_count_earlier_events_of_the_same_key_and_skips_are_published() {
+        let p = program(
+            "PTX t
+{ x=0; P0:r0=0; }
+ P0@cta 0,gpu 0    | P1@cta 0,gpu 0    ;
+ bar.cta.arrive 1  | bar.cta.sync 1    ;
+ bar.cta.arrive 2  | bar.cta.sync 1    ;
+ ld.weak r0, x     | bar.cta.sync 2    ;
+ bar.cta.arrive r0 | bar.cta.sync 1, 2 ;
+ bne r0, 7, L      |                   ;
+ bar.cta.arrive 1  |                   ;
+ L:                |                   ;
+ bar.cta.arrive 1  |                   ;
+exists (x == 0)",
+        );
+        let slot = |k: usize| p.roles[0].bars[k].slot.expect("P1 may meet it");
+        for x in [0, 1, 7] {
+            let s = slots(p.barrier_slots);
+            assert_eq!(alone(&p, 0, &s, x), Status::Done);
+            assert_eq!(state(&s, slot(0)), RAN, "x={x}");
+            assert_eq!(state(&s, slot(1)), RAN, "x={x}");
+            // `bar.cta.arrive r0` is key 1's second event when x = 1, else its key's first.
+            assert_eq!(state(&s, slot(2)), RAN + (x == 1) as Value, "x={x}");
+            assert_eq!(
+                s[slot(2) as usize * SLOT_WORDS + 1].load(Ordering::Relaxed),
+                x
+            );
+            // Skipped unless x = 7, and then key 1's second (third) event.
+            let fourth = if x == 7 { RAN + 1 } else { ABSENT };
+            assert_eq!(state(&s, slot(3)), fourth, "x={x}");
+            let fifth = 1 + (x == 1) as Value + (x == 7) as Value;
+            assert_eq!(state(&s, slot(4)), RAN + fifth, "x={x}");
+            // P1 then finds a partner or learns there is none for each of its syncs, without
+            // waiting (its `bar.cta.sync 1, 2` has no candidate at all).
+            assert_eq!(alone(&p, 1, &s, x), Status::Done, "x={x}");
+        }
+    }
+
+    #[test]
+    fn a_role_that_ends_early_publishes_its_remaining_barriers_as_absent() {
+        let p = program(
+            "PTX t
+{ x=0; }
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0   ;
+ bar.cta.sync 1 | bar.cta.arrive 1 ;
+ bar.cta.sync 2 | bar.cta.sync 2   ;
+exists (x == 0)",
+        );
+        let s = slots(p.barrier_slots);
+        // P0 gives up at its first barrier (P1 has not arrived), and still says it will not
+        // reach its second, so P1 does not wait for it.
+        assert_eq!(alone(&p, 0, &s, 0), Status::GaveUp);
+        assert_eq!(state(&s, p.roles[0].bars[1].slot.unwrap()), ABSENT);
+        assert_eq!(alone(&p, 1, &s, 0), Status::Done);
+    }
 }

@@ -10,11 +10,11 @@
 //! | `atom`/`red` `.sem` | `fetch_*`/`swap`/`compare_exchange`/`fetch_update` with `.sem`'s ordering |
 //! | `fence.sc`, `membar.*` | `fence(SeqCst)` |
 //! | `fence.acq_rel`, `fence.acquire`, `fence.release` | `fence(AcqRel/Acquire/Release)` |
-//! | `bar.cta.sync` / `bar.cta.arrive` | per-instance counter: `fetch_add(AcqRel)`, wait with `load(Acquire)` |
+//! | `bar.cta.sync` / `bar.cta.arrive` | publish id, count, occurrence: `store(Release)`; a `sync` waits for each possible partner's publication with `load(Acquire)` |
 //!
 //! Scopes are ignored (every operation behaves as `.sys`). Proxies other than generic,
-//! aliases, proxy fences, `bar.cta.red`, cluster barriers and barriers with register operands
-//! are refused with a reason ([`RunError::Unsupported`]), never approximated.
+//! aliases, proxy fences, `bar.cta.red`, cluster barriers and CTA barriers inside loops are
+//! refused with a reason ([`RunError::Unsupported`]), never approximated.
 //!
 //! # Why everything the CPU shows is allowed by PTX (summary of `docs/cpu-backend.md`)
 //!
@@ -28,8 +28,9 @@
 //! `no_thin_air` because hardware reads only return values already written; `fence_sc` and
 //! `causality` because x86-TSO only reorders a store with a later load, and each PTX
 //! synchronisation source (release/acquire patterns, `fence.sc`, barriers) is realised by a
-//! store buffer drain or TSO's ordering of the remaining pairs. Ignoring scopes and weak
-//! accesses only makes more pairs morally strong, which removes executions, never adds one.
+//! store buffer drain or TSO's ordering of the remaining pairs (a barrier's by a store the
+//! partner waits to read). Ignoring scopes and weak accesses only makes more pairs morally
+//! strong, which removes executions, never adds one.
 //! Hence a forbidden outcome observed on the CPU is a bug in this mapping, in the model
 //! checker, or in the harness; `run` names the test and outcome.
 

@@ -13,8 +13,10 @@ use std::sync::atomic::Ordering;
 
 /// Registers one role may use (the interpreter keeps them in a fixed array).
 pub const MAX_REGS: usize = 32;
-/// Barrier ids per CTA (PTX has 16 named barriers).
-pub const BARRIER_IDS: usize = 16;
+/// CTA barrier instructions one role may have.
+pub const MAX_BARS: usize = 32;
+/// Words per barrier slot in an instance: state, id, count (see [`Bar`]).
+pub const SLOT_WORDS: usize = 3;
 /// Instructions executed by one role in one instance before the instance is given up (only a
 /// backward branch can get there).
 pub const MAX_STEPS: u32 = 4096;
@@ -124,15 +126,45 @@ pub enum Op {
         /// Index of the next instruction when taken.
         target: u32,
     },
-    /// A CTA barrier among the roles of one CTA of one instance.
+    /// A CTA barrier instruction: the `index`-th of [`Role::bars`].
     Bar {
-        /// Index of this barrier's counter inside an instance (`cta * BARRIER_IDS + id`).
-        slot: u16,
-        /// Number of arrivals that complete one phase.
-        participants: u32,
-        /// Wait for the phase to complete (`sync`) or not (`arrive`).
-        wait: bool,
+        /// Index into the role's barrier instructions.
+        index: u16,
     },
+}
+
+/// A CTA barrier instruction (`bar.cta.sync` or `bar.cta.arrive`) of a role.
+///
+/// Two CTA barrier events of different threads of one CTA synchronise (the model's
+/// `bar_sync`) when their id values, count values (or both no count) and occurrence numbers
+/// are equal and the later one in the relation waits (`sync`); an arrive only releases. At run
+/// time each instruction that some `sync` may meet publishes, in its instance's `slot`, whether
+/// it ran and with which key and occurrence; a `sync` waits for the publications of every
+/// instruction that may take its key (`partners`). Roles execute their barrier instructions in
+/// program order, each at most once (a barrier inside a loop is refused).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bar {
+    /// The barrier id.
+    pub id: Src,
+    /// The thread count, when given.
+    pub count: Option<Src>,
+    /// `bar.cta.sync` (waits for its partners) rather than `bar.cta.arrive`.
+    pub waits: bool,
+    /// The slot this instruction publishes into, when some `sync` may meet it.
+    pub slot: Option<u32>,
+    /// For a `sync`: per other role of the CTA that may meet it, that role's barrier
+    /// instructions that may take the same key, in program order.
+    pub partners: Vec<Vec<Candidate>>,
+}
+
+/// A barrier instruction of another role that a `sync` may meet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Candidate {
+    /// The slot it publishes into.
+    pub slot: u32,
+    /// Its key (id, count) when that is the same in every execution: a `sync` whose run-time
+    /// key differs does not wait for it.
+    pub key: Option<(Value, Option<Value>)>,
 }
 
 /// One role (test thread) ready to interpret.
@@ -144,6 +176,8 @@ pub struct Role {
     pub init: [Value; MAX_REGS],
     /// Registers whose final values are observed, in the order they are stored per instance.
     pub observed: Vec<u8>,
+    /// The CTA barrier instructions, in program order ([`Op::Bar`] indexes them).
+    pub bars: Vec<Bar>,
 }
 
 /// Where one observable's value comes from after a round.
@@ -169,7 +203,8 @@ pub struct Program {
     pub sources: Vec<Source>,
     /// Initial value per word offset of the instance block (unused words are 0).
     pub init_words: Vec<(u32, Value)>,
-    /// Barrier counters per instance (`ctas * BARRIER_IDS`, 0 when the test has no barrier).
+    /// Barrier slots per instance (each [`SLOT_WORDS`] words; 0 when no `sync` may meet
+    /// another role's barrier).
     pub barrier_slots: usize,
 }
 
@@ -206,12 +241,7 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
             }
         })
         .collect();
-    let participants = barrier_participants(test, &cta_of)?;
-    let barrier_slots = if participants.is_empty() {
-        0
-    } else {
-        ctas.len() * BARRIER_IDS
-    };
+    let (mut bar_plans, barrier_slots) = cta_barriers(test, &cta_of)?;
 
     let obs = observables(test);
     let mut regs: Vec<RegMap> = test.threads.iter().map(|_| RegMap::default()).collect();
@@ -229,12 +259,25 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
             }
         }
         let mut ops = Vec::with_capacity(n as usize);
+        let mut next_bar = 0u16;
         for i in &t.body {
-            if let Some(op) = compile_instr(i, map, &addr_of, &labels, cta_of[t.id], &participants)?
-            {
+            if let Some(op) = compile_instr(i, map, &addr_of, &labels, &mut next_bar)? {
                 ops.push(op);
             }
         }
+        refuse_barriers_in_loops(&ops)?;
+        let bars = std::mem::take(&mut bar_plans[t.id])
+            .into_iter()
+            .map(|b| {
+                Ok(Bar {
+                    id: map.src(&b.id)?,
+                    count: b.count.as_ref().map(|c| map.src(c)).transpose()?,
+                    waits: b.waits,
+                    slot: b.slot,
+                    partners: b.partners,
+                })
+            })
+            .collect::<Result<Vec<Bar>, String>>()?;
         let mut init = [0; MAX_REGS];
         for ri in test.reg_init.iter().filter(|r| r.thread == t.id) {
             init[map.index(&ri.reg)? as usize] = ri.value;
@@ -243,6 +286,7 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
             ops,
             init,
             observed: Vec::new(),
+            bars,
         });
     }
     let mut sources = Vec::with_capacity(obs.len());
@@ -303,67 +347,169 @@ fn proxy_name(p: Proxy) -> &'static str {
     }
 }
 
-/// For every (CTA, barrier id) used, the number of roles of that CTA that use it.
-fn barrier_participants(
-    test: &Test,
-    cta_of: &[usize],
-) -> Result<BTreeMap<(usize, u32), u32>, String> {
-    let mut users: BTreeMap<(usize, u32), Vec<usize>> = BTreeMap::new();
-    let mut counts: BTreeMap<(usize, u32), Value> = BTreeMap::new();
+/// A CTA barrier instruction before registers are numbered: what [`Bar`] is made from.
+struct BarPlan {
+    id: Operand,
+    count: Option<Operand>,
+    /// The id's value when it is the same in every execution.
+    fixed_id: Option<Value>,
+    /// The count's value when it is given and the same in every execution.
+    fixed_count: Option<Value>,
+    waits: bool,
+    slot: Option<u32>,
+    partners: Vec<Vec<Candidate>>,
+}
+
+impl BarPlan {
+    /// The key when it is the same in every execution.
+    fn fixed_key(&self) -> Option<(Value, Option<Value>)> {
+        match (self.fixed_id, &self.count, self.fixed_count) {
+            (Some(id), None, _) => Some((id, None)),
+            (Some(id), Some(_), Some(c)) => Some((id, Some(c))),
+            _ => None,
+        }
+    }
+}
+
+/// An operand's value when it is the same in every execution, else `None`.
+fn fixed_value(test: &Test, thread: usize, written: &[&Reg], o: &Operand) -> Option<Value> {
+    match o {
+        Operand::Imm(v) => Some(*v),
+        Operand::Reg(r) if !written.contains(&r) => Some(
+            test.reg_init
+                .iter()
+                .rev()
+                .find(|ri| ri.thread == thread && &ri.reg == r)
+                .map_or(0, |ri| ri.value),
+        ),
+        Operand::Reg(_) => None,
+    }
+}
+
+/// Whether two operand values, each fixed or not (`None`), may be equal.
+fn may_equal(a: Option<Value>, b: Option<Value>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a == b,
+        _ => true,
+    }
+}
+
+/// Registers an instruction writes.
+fn written_reg(i: &Instr) -> Option<&Reg> {
+    match i {
+        Instr::Load { dst, .. }
+        | Instr::Atom { dst, .. }
+        | Instr::Mov { dst, .. }
+        | Instr::Alu { dst, .. } => Some(dst),
+        _ => None,
+    }
+}
+
+/// Per thread, its CTA barrier instructions in program order, with the slots they publish
+/// into and, for each `sync`, the instructions of other roles of its CTA that may take its key
+/// (`cta_of` numbers CTAs); the number of slots. Refuses cluster barriers and `bar.cta.red`.
+fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usize), String> {
+    let mut plans: Vec<Vec<BarPlan>> = Vec::new();
     for t in &test.threads {
+        let written: Vec<&Reg> = t.body.iter().filter_map(written_reg).collect();
+        let mut plan = Vec::new();
         for i in &t.body {
             let Instr::Barrier(b) = i else { continue };
             let Barrier::Cta { op, id, count } = b else {
                 return Err(
-                    "cluster barriers (barrier.cluster.*) are not run on the CPU: it \
-                            has no clusters"
+                    "cluster barriers (barrier.cluster.*) are not run on the CPU: it has no \
+                     clusters"
                         .into(),
                 );
             };
-            if let BarOp::Red { .. } = op {
-                return Err("bar.cta.red is not run on the CPU backend".into());
-            }
-            let Operand::Imm(id) = *id else {
-                return Err("a barrier id held in a register is not run on the CPU backend".into());
+            let waits = match op {
+                BarOp::Sync => true,
+                BarOp::Arrive => false,
+                BarOp::Red { .. } => {
+                    return Err("bar.cta.red is not run on the CPU backend".into());
+                }
             };
-            if !(0..BARRIER_IDS as Value).contains(&id) {
-                return Err(format!("barrier id {id} is out of range 0..16"));
-            }
-            let key = (cta_of[t.id], id as u32);
-            let u = users.entry(key).or_default();
-            if !u.contains(&t.id) {
-                u.push(t.id);
-            }
-            match count {
-                None => {}
-                Some(Operand::Imm(c)) => {
-                    counts.insert(key, *c);
-                }
-                Some(Operand::Reg(_)) => {
-                    return Err(
-                        "a barrier thread count held in a register is not run on the CPU \
-                         backend"
-                            .into(),
-                    )
-                }
-            }
-        }
-    }
-    let mut out = BTreeMap::new();
-    for (key, u) in users {
-        let n = u.len() as u32;
-        if let Some(&c) = counts.get(&key) {
-            if c != n as Value {
+            if plan.len() == MAX_BARS {
                 return Err(format!(
-                    "barrier {} is given a thread count of {c} but {n} roles of the CTA use it; \
-                     the CPU backend runs only barriers that all their users complete",
-                    key.1
+                    "more than {MAX_BARS} barrier instructions in one thread"
                 ));
             }
+            plan.push(BarPlan {
+                id: id.clone(),
+                count: count.clone(),
+                fixed_id: fixed_value(test, t.id, &written, id),
+                fixed_count: count
+                    .as_ref()
+                    .and_then(|c| fixed_value(test, t.id, &written, c)),
+                waits,
+                slot: None,
+                partners: Vec::new(),
+            });
         }
-        out.insert(key, n);
+        plans.push(plan);
     }
-    Ok(out)
+    // Which (thread, barrier) pairs may synchronise: the model relates two barrier events of
+    // different threads of one CTA with equal id, count and occurrence. Occurrences are not
+    // compared here: they are known only at run time.
+    let mut groups = Vec::new();
+    let mut needed: Vec<Vec<bool>> = plans.iter().map(|p| vec![false; p.len()]).collect();
+    for (t, plan) in plans.iter().enumerate() {
+        let mut per_bar = Vec::new();
+        for b in plan {
+            let mut per_thread = Vec::new();
+            if b.waits {
+                for (u, other) in plans.iter().enumerate() {
+                    if u == t || cta_of[u] != cta_of[t] {
+                        continue;
+                    }
+                    let may: Vec<(usize, usize)> = other
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, o)| {
+                            o.count.is_some() == b.count.is_some()
+                                && may_equal(b.fixed_id, o.fixed_id)
+                                && may_equal(b.fixed_count, o.fixed_count)
+                        })
+                        .map(|(j, _)| (u, j))
+                        .collect();
+                    if !may.is_empty() {
+                        per_thread.push(may);
+                    }
+                }
+            }
+            for &(u, j) in per_thread.iter().flatten() {
+                needed[u][j] = true;
+            }
+            per_bar.push(per_thread);
+        }
+        groups.push(per_bar);
+    }
+    let mut slots = 0u32;
+    for (t, plan) in plans.iter_mut().enumerate() {
+        for (j, b) in plan.iter_mut().enumerate() {
+            if needed[t][j] {
+                b.slot = Some(slots);
+                slots += 1;
+            }
+        }
+    }
+    for (t, per_bar) in groups.into_iter().enumerate() {
+        for (i, per_thread) in per_bar.into_iter().enumerate() {
+            let partners = per_thread
+                .into_iter()
+                .map(|g| {
+                    g.into_iter()
+                        .map(|(u, j)| Candidate {
+                            slot: plans[u][j].slot.expect("a partner has a slot"),
+                            key: plans[u][j].fixed_key(),
+                        })
+                        .collect()
+                })
+                .collect();
+            plans[t][i].partners = partners;
+        }
+    }
+    Ok((plans, slots as usize))
 }
 
 #[derive(Default)]
@@ -396,8 +542,7 @@ fn compile_instr(
     regs: &mut RegMap,
     addr_of: &dyn Fn(&str) -> Result<u32, String>,
     labels: &BTreeMap<String, u32>,
-    cta: usize,
-    participants: &BTreeMap<(usize, u32), u32>,
+    next_bar: &mut u16,
 ) -> Result<Option<Op>, String> {
     let generic = |p: Proxy, what: &str| {
         if p == Proxy::Generic {
@@ -512,20 +657,11 @@ fn compile_instr(
                 )
             }
         }),
-        Instr::Barrier(b) => {
-            let Barrier::Cta {
-                op,
-                id: Operand::Imm(id),
-                ..
-            } = b
-            else {
-                return Err("unsupported barrier".into());
-            };
-            let id = *id as u32;
+        Instr::Barrier(_) => {
+            // `cta_barriers` has checked the barrier and planned it as this index.
+            *next_bar += 1;
             Op::Bar {
-                slot: (cta * BARRIER_IDS + id as usize) as u16,
-                participants: participants[&(cta, id)],
-                wait: matches!(op, BarOp::Sync),
+                index: *next_bar - 1,
             }
         }
         Instr::Mov { dst, src } => Op::Mov {
@@ -550,6 +686,24 @@ fn compile_instr(
     }))
 }
 
+/// Refuses a barrier inside a loop: the run-time protocol gives each barrier instruction one
+/// slot per instance, so it may execute at most once.
+fn refuse_barriers_in_loops(ops: &[Op]) -> Result<(), String> {
+    for (pc, op) in ops.iter().enumerate() {
+        if let Op::Branch { target, .. } = *op {
+            let target = target as usize;
+            if target <= pc && ops[target..=pc].iter().any(|o| matches!(o, Op::Bar { .. })) {
+                return Err(
+                    "a CTA barrier inside a loop (it could run more than once per instance) is \
+                     not run on the CPU backend"
+                        .into(),
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 fn rmw(op: AtomOp) -> Rmw {
     match op {
         AtomOp::Add => Rmw::Add,
@@ -572,5 +726,157 @@ fn rmw_ordering(sem: Sem) -> Ordering {
         Sem::Acquire => Ordering::Acquire,
         Sem::Release => Ordering::Release,
         Sem::AcqRel => Ordering::AcqRel,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    /// Compiles the test `text` for the unpacked layout.
+    fn compile_text(text: &str) -> Result<Program, String> {
+        let test = crate::litmus::parse(text, Path::new("t.litmus")).expect("test parses");
+        compile(&test, &Layout::new(test.locations.len(), false))
+    }
+
+    /// Per barrier of `role`, per partner role, the candidates' slots.
+    fn partners(p: &Program, role: usize) -> Vec<Vec<Vec<u32>>> {
+        p.roles[role]
+            .bars
+            .iter()
+            .map(|b| {
+                b.partners
+                    .iter()
+                    .map(|g| g.iter().map(|c| c.slot).collect())
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn slots(p: &Program, role: usize) -> Vec<Option<u32>> {
+        p.roles[role].bars.iter().map(|b| b.slot).collect()
+    }
+
+    const DYN: &str = "PTX dyn
+{ x=0; y=0; z=0; P0:r0=0; P0:r2=0; P1:r1=0; }
+ P0@cta 0,gpu 0     | P1@cta 0,gpu 0    | P2@cta 0,gpu 0 ;
+ st.weak x, 1       | st.weak y, 1      | st.weak z, 1   ;
+ ld.weak r2, z      | bar.cta.sync 1, 1 |                ;
+ bar.cta.sync 1, r2 | ld.weak r1, x     |                ;
+ ld.weak r0, y      |                   |                ;
+forall (P0:r0 == 1 \\/ P1:r1 == 1)";
+
+    #[test]
+    fn a_loaded_count_may_meet_any_count() {
+        let p = compile_text(DYN).unwrap();
+        assert_eq!(p.barrier_slots, 2);
+        assert_eq!(slots(&p, 0), vec![Some(0)]);
+        assert_eq!(slots(&p, 1), vec![Some(1)]);
+        assert_eq!(partners(&p, 0), vec![vec![vec![1]]]);
+        assert_eq!(partners(&p, 1), vec![vec![vec![0]]]);
+        // P1's key is fixed, so P0 can tell at run time that a loaded 0 will not meet it.
+        assert_eq!(p.roles[0].bars[0].partners[0][0].key, Some((1, Some(1))));
+        assert_eq!(p.roles[1].bars[0].partners[0][0].key, None);
+        assert!(p.roles[2].bars.is_empty());
+    }
+
+    fn two_threads(a: &str, b: &str, init: &str) -> Program {
+        compile_text(&format!(
+            "PTX t
+{{ x=0; {init} }}
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+ {a} | {b} ;
+exists (x == 0)"
+        ))
+        .unwrap()
+    }
+
+    #[test]
+    fn keys_that_cannot_be_equal_never_wait() {
+        for (a, b, init) in [
+            ("bar.cta.sync 0", "bar.cta.sync 1", ""),
+            ("bar.cta.sync 1, 1", "bar.cta.sync 1, 2", ""),
+            // A count given and none: different keys in the model.
+            ("bar.cta.sync 1, 2", "bar.cta.sync 1", ""),
+            // Registers never written hold their initial value in every execution.
+            (
+                "bar.cta.sync 1, r2",
+                "bar.cta.sync 1, r3",
+                "P0:r2=1; P1:r3=2;",
+            ),
+            ("bar.cta.sync r2", "bar.cta.sync 1", ""),
+        ] {
+            let p = two_threads(a, b, init);
+            assert_eq!(p.barrier_slots, 0, "{a} | {b}");
+            assert_eq!(partners(&p, 0), vec![Vec::<Vec<u32>>::new()], "{a} | {b}");
+        }
+        for (a, b, init) in [
+            ("bar.cta.sync 1, r2", "bar.cta.sync 1, r3", ""),
+            ("bar.cta.sync r2", "bar.cta.sync 0", ""),
+            ("bar.cta.sync 3, 2", "bar.cta.sync 3, 2", ""),
+        ] {
+            let p = two_threads(a, b, init);
+            assert_eq!(p.barrier_slots, 2, "{a} | {b}");
+            assert_eq!(partners(&p, 0), vec![vec![vec![1]]], "{a} | {b}");
+            assert_eq!(partners(&p, 1), vec![vec![vec![0]]], "{a} | {b}");
+        }
+    }
+
+    #[test]
+    fn an_arrive_waits_for_nobody_and_is_waited_for_by_syncs() {
+        let p = two_threads("bar.cta.arrive 1", "bar.cta.sync 1", "");
+        assert_eq!(slots(&p, 0), vec![Some(0)]);
+        assert_eq!(partners(&p, 0), vec![Vec::<Vec<u32>>::new()]);
+        assert_eq!(slots(&p, 1), vec![None]);
+        assert_eq!(partners(&p, 1), vec![vec![vec![0]]]);
+        let p = two_threads("bar.cta.arrive 1", "bar.cta.arrive 1", "");
+        assert_eq!(p.barrier_slots, 0);
+    }
+
+    #[test]
+    fn other_ctas_and_other_keys_are_not_partners() {
+        let p = compile_text(
+            "PTX t
+{ x=0; }
+ P0@cta 0,gpu 0    | P1@cta 0,gpu 0    | P2@cta 0,gpu 0    | P3@cta 1,gpu 0 ;
+ bar.cta.sync 1, 1 | bar.cta.sync 1, 1 | bar.cta.sync 1, 2 | bar.cta.sync 1, 1 ;
+ bar.cta.sync 2    | bar.cta.sync 1, 1 | bar.cta.sync 2    | bar.cta.sync 2 ;
+exists (x == 0)",
+        )
+        .unwrap();
+        // P0's first meets both of P1's (in P1's program order); its second only P2's second.
+        // Slots are numbered by role, then program order: P0's two, then P1's.
+        assert_eq!(slots(&p, 1), vec![Some(2), Some(3)]);
+        assert_eq!(partners(&p, 0), vec![vec![vec![2, 3]], vec![vec![4]]]);
+        assert_eq!(slots(&p, 2), vec![None, Some(4)]);
+        assert!(p.roles[3].bars.iter().all(|b| b.partners.is_empty()));
+    }
+
+    #[test]
+    fn a_barrier_inside_a_loop_is_refused_but_one_after_a_loop_runs() {
+        let test = |p0: &str| {
+            compile_text(&format!(
+                "PTX t
+{{ x=0; P0:r0=0; }}
+ P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+ {p0}
+exists (x == 0)"
+            ))
+        };
+        let inside = test(
+            "L:             | bar.cta.sync 1 ;
+ bar.cta.sync 1 |                ;
+ ld.weak r0, x  |                ;
+ bne r0, 1, L   |                ;",
+        );
+        assert!(inside.unwrap_err().contains("loop"));
+        let after = test(
+            "L:             | bar.cta.sync 1 ;
+ ld.weak r0, x  |                ;
+ bne r0, 1, L   |                ;
+ bar.cta.sync 1 |                ;",
+        );
+        assert_eq!(after.unwrap().barrier_slots, 2);
     }
 }

@@ -11,7 +11,7 @@ use super::collect::LocalCounts;
 use super::exec::{self, Status};
 use super::layout::{Arena, Layout};
 use super::options::Sync;
-use super::program::{Program, Source, MAX_REGS};
+use super::program::{Program, Source, MAX_REGS, SLOT_WORDS};
 use super::rng::Rng;
 use super::wait::{wait_until, SpinBarrier};
 use crate::harness::Budget;
@@ -53,7 +53,8 @@ struct Shared<'a> {
     prog: &'a Program,
     plan: &'a Plan,
     mem: Arena,
-    bars: Vec<AtomicU32>,
+    /// Per instance, its barrier slots (`barrier_slots * SLOT_WORDS` words).
+    bars: Vec<AtomicI64>,
     /// One arrival counter per alignment point of the round (reset with its first instance).
     starts: Vec<AtomicU32>,
     /// Set when a bounded wait of this round ran out: the round's remaining waits give up at
@@ -95,8 +96,8 @@ pub fn run(
         prog,
         plan,
         mem: Arena::new(batch, &plan.layout),
-        bars: (0..batch * prog.barrier_slots)
-            .map(|_| AtomicU32::new(0))
+        bars: (0..batch * prog.barrier_slots * SLOT_WORDS)
+            .map(|_| AtomicI64::new(0))
             .collect(),
         starts: (0..match plan.sync {
             Sync::Every(n) => batch.div_ceil(n as usize),
@@ -231,7 +232,8 @@ fn play(sh: &Shared, role_id: usize, n: usize) {
     let role = &sh.prog.roles[role_id];
     let words = sh.mem.words();
     let block = sh.plan.layout.block_words;
-    let slots = sh.prog.barrier_slots;
+    let slots = sh.prog.barrier_slots * SLOT_WORDS;
+    let mut keys = vec![None; role.bars.len()];
     let out = &sh.outs[role_id];
     let stride = role.observed.len() + 1;
     let roles = sh.prog.roles.len() as u32;
@@ -257,6 +259,7 @@ fn play(sh: &Shared, role_id: usize, n: usize) {
             role,
             &words[i * block..(i + 1) * block],
             &sh.bars[i * slots..(i + 1) * slots],
+            &mut keys,
             &mut regs,
             &sh.abandon,
         );
@@ -303,8 +306,12 @@ fn reset(sh: &Shared, i: usize) {
     for &(w, v) in &sh.prog.init_words {
         words[w as usize].store(v, Ordering::Relaxed);
     }
-    let slots = sh.prog.barrier_slots;
-    for b in &sh.bars[i * slots..(i + 1) * slots] {
+    let slots = sh.prog.barrier_slots * SLOT_WORDS;
+    for b in sh.bars[i * slots..(i + 1) * slots]
+        .iter()
+        .step_by(SLOT_WORDS)
+    {
+        // Unpublished: the key words are only read once the state says they were written.
         b.store(0, Ordering::Relaxed);
     }
     if let Sync::Every(e) = sh.plan.sync {
