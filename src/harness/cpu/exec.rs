@@ -66,6 +66,32 @@ impl BarCursor<'_> {
         }
         self.next = self.next.max(k);
     }
+
+    /// Runs barrier instruction `k`: records its key and occurrence, publishes them if some
+    /// `sync` may meet it and, for a `sync`, meets every other role that may take its key;
+    /// false when a wait ran out. Out of line: the interpreter loop stays small.
+    #[inline(never)]
+    fn step(
+        &mut self,
+        role: &Role,
+        k: usize,
+        regs: &[Value; MAX_REGS],
+        abandon: &AtomicBool,
+    ) -> bool {
+        let bar = &role.bars[k];
+        self.skip_to(role, k);
+        let key = (val(regs, bar.id), bar.count.map(|c| val(regs, c)));
+        let occurrence = self.keys[..k].iter().filter(|&&o| o == Some(key)).count() as u32;
+        self.keys[k] = Some(key);
+        self.next = k + 1;
+        if let Some(s) = bar.slot {
+            publish(self.slots, s, key, occurrence);
+        }
+        // An arrive has no partners: it never waits, it only releases to the syncs that meet it.
+        bar.partners
+            .iter()
+            .all(|candidates| meet(self.slots, candidates, key, occurrence, abandon).is_some())
+    }
 }
 
 /// Publishes that a barrier instruction ran with `key` as its `occurrence`-th event of that
@@ -248,21 +274,8 @@ fn interpret(
                 }
             }
             Op::Bar { index } => {
-                let k = index as usize;
-                let bar = &role.bars[k];
-                bars.skip_to(role, k);
-                let key = (val(regs, bar.id), bar.count.map(|c| val(regs, c)));
-                let occurrence = bars.keys[..k].iter().filter(|&&o| o == Some(key)).count() as u32;
-                bars.keys[k] = Some(key);
-                bars.next = k + 1;
-                if let Some(s) = bar.slot {
-                    publish(bars.slots, s, key, occurrence);
-                }
-                // An arrive never waits: it only releases to the syncs that meet it.
-                for candidates in &bar.partners {
-                    if meet(bars.slots, candidates, key, occurrence, abandon).is_none() {
-                        return Status::GaveUp;
-                    }
+                if !bars.step(role, index as usize, regs, abandon) {
+                    return Status::GaveUp;
                 }
             }
         }
