@@ -215,3 +215,33 @@ fn a_missing_path_is_an_error_naming_it_and_the_rest_still_lists() {
         text(&out.stdout)
     );
 }
+
+#[test]
+fn an_unknown_backend_option_is_one_error_before_any_test_runs() {
+    let dir = scratch("bad-option");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let test = root.join("litmus/sb/SB+rlx.gpu+rlx.gpu.litmus");
+    let out = dir.join("results");
+    let o = run(
+        &[
+            "run",
+            "--backend",
+            "cpu",
+            test.to_str().unwrap(),
+            "-o",
+            "bogus=1",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &dir,
+    );
+    assert_eq!(o.status.code(), Some(2));
+    let err = text(&o.stderr);
+    assert!(err.contains("unknown cpu option `bogus`"), "{err}");
+    assert_eq!(
+        err.matches("bogus").count(),
+        1,
+        "one message, not one per test: {err}"
+    );
+    assert!(!out.exists(), "no result set is written");
+}

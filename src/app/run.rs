@@ -43,6 +43,14 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         )
     })?;
     let backend = choose_backend(plan.backend)?;
+    if args.replay.is_none() {
+        // A bad -o is one error before anything runs, not a refusal per test.
+        match backend {
+            Backend::Cuda => harness::cuda::CudaOptions::parse(&plan.params.options).map(drop),
+            _ => cpu::CpuOptions::parse(&plan.params.options).map(drop),
+        }
+        .map_err(|e| format!("-o: {e}"))?;
+    }
 
     let files = if args.replay.is_some() {
         plan.paths.clone()
