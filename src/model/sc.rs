@@ -208,6 +208,26 @@ impl Explorer<'_> {
         })
     }
 
+    /// Whether thread `u` surely arrives at instance `k` of `key`: it has no branch and more
+    /// than `k` barrier instructions whose immediate id and count are `key`. Betting that it
+    /// never does would only be abandoned later.
+    fn surely_arrives(&self, u: usize, key: (Value, Option<Value>), k: u32) -> bool {
+        let body = &self.prog.threads[u].body;
+        if body.iter().any(|i| matches!(i, Instr::Branch { .. })) {
+            return false;
+        }
+        let exact = body
+            .iter()
+            .filter(|i| match i {
+                Instr::Barrier(Barrier::Cta { id, count, .. }) => {
+                    *id == Operand::Imm(key.0) && *count == key.1.map(Operand::Imm)
+                }
+                _ => false,
+            })
+            .count();
+        exact > k as usize
+    }
+
     fn may_arrive_cluster(&self, u: usize) -> bool {
         self.prog.threads[u]
             .body
@@ -268,9 +288,15 @@ impl Explorer<'_> {
             }
             if self.blocked(&s, t) {
                 let awaited = self.awaited(&s, t);
+                let waiting = s.waiting.iter().position(|(u, _)| *u == t);
+                let hopeless = |inst: BarInst| {
+                    awaited
+                        .iter()
+                        .any(|&u| self.surely_arrives(u, inst.0, inst.1))
+                };
                 if let (false, Some(i)) = (
                     awaited.is_empty(),
-                    s.waiting.iter().position(|(u, _)| *u == t),
+                    waiting.filter(|&i| !hopeless(s.waiting[i].1)),
                 ) {
                     let mut s2 = s.clone();
                     let (_, inst) = s2.waiting.remove(i);
