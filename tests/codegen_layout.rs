@@ -385,3 +385,46 @@ fn software_barrier_words_follow_every_other_result_word() {
     assert_eq!(soft[0].partners, 1 << 1);
     assert_eq!(soft[1].partners, 1 << 0);
 }
+
+#[test]
+fn a_generic_alias_reaches_its_location_through_a_view_of_its_own() {
+    let src = "PTX alias\n{ x=0; y @ generic aliases x; z @ generic aliases x; w=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | ld.weak r0, y ;\n st.weak w, 1 | ld.weak r1, z ;\nexists (P1:r0 == 0)\n";
+    let test = ptx_litmus::litmus::parse(src, std::path::Path::new("t.litmus")).expect("parses");
+    let l = layout(&test, &small());
+    // Two aliases of x: three views of the memory, each at least as large as the memory and a
+    // multiple of the mapping granularity.
+    assert_eq!(l.memory_views, 3);
+    assert!(l.view_bytes >= l.buffer_bytes(BufferKind::Memory));
+    assert_eq!(l.view_bytes % ptx_litmus::codegen::layout::VIEW_ALIGN, 0);
+    assert_eq!(l.view_of(&test, "x"), Some(0));
+    assert_eq!(l.view_of(&test, "y"), Some(1));
+    assert_eq!(l.view_of(&test, "z"), Some(2));
+    // The reader's accesses name x through views 1 and 2, with biases of their own, and the
+    // kernel offsets each argument by its view.
+    let k = ptx_litmus::codegen::emit(&test, &l, &small()).expect("emits");
+    let args: Vec<(String, u32)> = k.roles[1]
+        .args
+        .iter()
+        .map(|a| (a.loc.clone(), a.view))
+        .collect();
+    assert_eq!(args, [("x".to_string(), 1), ("x".to_string(), 2)]);
+    assert_ne!(k.roles[1].args[0].bias, k.roles[1].args[1].bias);
+    for v in [1, 2] {
+        let add = format!("add.u64 %ga, %ga, {};", v * l.view_bytes);
+        assert!(k.ptx.contains(&add), "no `{add}` in the kernel");
+    }
+}
+
+#[test]
+fn a_generic_alias_of_shared_memory_is_refused() {
+    let src = "PTX alias\n{ x @ shared(P0) = 0; y @ generic aliases x; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n st.weak x, 1 | ld.weak r0, y ;\nexists (P1:r0 == 0)\n";
+    let test = ptx_litmus::litmus::parse(src, std::path::Path::new("t.litmus")).expect("parses");
+    let l = layout(&test, &small());
+    assert_eq!(l.memory_views, 1);
+    let e = ptx_litmus::codegen::emit(&test, &l, &small()).expect_err("refused");
+    assert!(matches!(e, CodegenError::Unsupported { .. }), "{e}");
+    assert!(
+        e.to_string().contains("generic alias of shared memory"),
+        "{e}"
+    );
+}

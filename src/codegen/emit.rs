@@ -242,6 +242,14 @@ pub fn emit(test: &Test, layout: &Layout, stress: &Stress) -> Result<Kernel, Cod
     o.0.push('\n');
     o.0.push_str(SPIN_BARRIER_PTX);
     o.0.push('\n');
+    if layout.memory_views > 1 {
+        notes.push(format!(
+            "generic aliases reach their location through {} more virtual mapping(s) of the \
+             same physical memory, {} bytes apart",
+            layout.memory_views - 1,
+            layout.view_bytes
+        ));
+    }
     if !shape.soft_barriers.is_empty() {
         o.0.push_str(SOFT_BARRIER_PTX);
         o.0.push('\n');
@@ -593,6 +601,13 @@ fn test_entry(
             match a.space {
                 PSpace::Global => {
                     global_addr(o, layout, loc, "%ga");
+                    if a.view > 0 {
+                        // The alias's own virtual address of the same physical word.
+                        o.l(format!(
+                            "add.u64 %ga, %ga, {};",
+                            u64::from(a.view) * layout.view_bytes
+                        ));
+                    }
                     o.l(format!("sub.u64 %ga, %ga, {};", a.bias));
                     decl.push(format!(".param .b64 r_a{n}"));
                     stores.push(format!("st.param.b64 [r_a{n}], %ga;"));

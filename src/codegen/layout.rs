@@ -32,6 +32,7 @@ use super::CodegenError;
 use crate::litmus::ast::{LocationKind, Space, Test, Value};
 use crate::outcome::{Histogram, Observable, Outcome};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
 /// Largest outcome space the device histogram holds.
 pub const MAX_OUTCOMES: u64 = 1 << 20;
@@ -289,7 +290,27 @@ pub struct Layout {
     pub aliased: bool,
     /// Bound on backward branches one role takes before its instance counts as skipped.
     pub loop_bound: u32,
+    /// Virtual views of the memory buffer: 1, or more when the test has generic aliases, each
+    /// of which reaches its location through a view of its own (another virtual address of the
+    /// same physical memory, mapped by the runtime [`Layout::view_bytes`] apart).
+    #[serde(default = "one_view")]
+    pub memory_views: u32,
+    /// Bytes between neighbouring views (a multiple of [`VIEW_ALIGN`]); 0 with one view.
+    #[serde(default)]
+    pub view_bytes: u64,
+    /// Per generic alias of a global location, its view (1, 2, ...; views of different
+    /// locations are independent).
+    #[serde(default)]
+    pub alias_views: Vec<(String, u32)>,
 }
+
+fn one_view() -> u32 {
+    1
+}
+
+/// Alignment of the memory views: the granularity of the driver's virtual memory mappings
+/// (2 MiB for device memory on every GPU the harness supports; the runtime checks it).
+pub const VIEW_ALIGN: u64 = 2 << 20;
 
 /// Per-launch permutations, drawn from the launch seed (identity when the launch does not
 /// shuffle). Each maps a physical coordinate to a logical one: `logical = (a * physical + b) mod
@@ -766,6 +787,33 @@ impl Layout {
                 bytes: 4 * 4,
             },
         ];
+        // Generic aliases of global locations: the k-th alias of a location is view k.
+        let mut alias_views: Vec<(String, u32)> = Vec::new();
+        let mut per_target: BTreeMap<String, u32> = BTreeMap::new();
+        for l in &test.locations {
+            if let LocationKind::Alias {
+                proxy: crate::litmus::ast::Proxy::Generic,
+                ..
+            } = l.kind
+            {
+                let global = test.resolve(&l.name).is_some_and(|t| {
+                    locations
+                        .iter()
+                        .any(|m| m.name == t && m.space == Space::Global)
+                });
+                if let (true, Some(t)) = (global, test.resolve(&l.name)) {
+                    let k = per_target.entry(t.to_string()).or_insert(0);
+                    *k += 1;
+                    alias_views.push((l.name.clone(), *k));
+                }
+            }
+        }
+        let memory_views = 1 + per_target.values().copied().max().unwrap_or(0);
+        let view_bytes = if memory_views > 1 {
+            (global_words.max(1) * 4).div_ceil(VIEW_ALIGN) * VIEW_ALIGN
+        } else {
+            0
+        };
         let collect_block = 256u32;
         Ok(Layout {
             test: test.name.clone(),
@@ -798,6 +846,9 @@ impl Layout {
             outcome_count,
             aliased,
             loop_bound: 4096,
+            memory_views,
+            view_bytes,
+            alias_views,
         })
     }
 
@@ -807,6 +858,19 @@ impl Layout {
             .iter()
             .find(|b| b.kind == kind)
             .map_or(0, |b| b.bytes)
+    }
+
+    /// The memory view a name reaches its location through: 0 for the location itself, the
+    /// alias's view for a generic alias of a global location, `None` for other aliases.
+    pub fn view_of(&self, test: &Test, name: &str) -> Option<u32> {
+        match &test.location(name)?.kind {
+            LocationKind::Memory { .. } => Some(0),
+            LocationKind::Alias { .. } => self
+                .alias_views
+                .iter()
+                .find(|(a, _)| a == name)
+                .map(|(_, v)| *v),
+        }
     }
 
     /// The memory location a (possibly aliased) name refers to.

@@ -84,6 +84,10 @@ pub struct LocArg {
     pub loc: String,
     /// How the role reaches it.
     pub space: PSpace,
+    /// The memory view it goes through (0: the location's own address; k: the k-th generic
+    /// alias's, see [`Layout::memory_views`]).
+    #[serde(default)]
+    pub view: u32,
     /// Bytes the argument is biased by (the caller passes `address - bias`, every access adds
     /// `bias` back as an immediate offset that survives into the SASS).
     pub bias: u32,
@@ -127,18 +131,38 @@ fn unsupported(construct: impl Into<String>, reason: impl Into<String>) -> Codeg
     }
 }
 
-/// The memory location a name reaches, rejecting proxies the GPU harness cannot provide.
-fn memory_of<'t>(test: &'t Test, name: &str, role: usize) -> Result<&'t str, CodegenError> {
+/// The memory location a name reaches and the view it goes through, rejecting aliases the
+/// GPU harness cannot provide.
+fn memory_of<'t>(
+    test: &'t Test,
+    layout: &Layout,
+    name: &str,
+    role: usize,
+) -> Result<(&'t str, u32), CodegenError> {
     let loc = test
         .location(name)
         .ok_or_else(|| CodegenError::Invalid(format!("P{role}: location {name} not declared")))?;
-    match &loc.kind {
-        LocationKind::Memory { .. } => Ok(&loc.name),
-        LocationKind::Alias { proxy, .. } => Err(unsupported(
-            format!("P{role} accesses {name}, a {proxy:?} alias"),
-            "aliases need a second virtual mapping of one physical location (or a texture, \
-             surface or constant object), which the GPU harness does not create",
+    let target = test
+        .resolve(name)
+        .ok_or_else(|| CodegenError::Invalid(format!("P{role}: alias {name} has no target")))?;
+    match (&loc.kind, layout.view_of(test, name)) {
+        (_, Some(view)) => Ok((target, view)),
+        (
+            LocationKind::Alias {
+                proxy: Proxy::Generic,
+                ..
+            },
+            None,
+        ) => Err(unsupported(
+            format!("P{role} accesses {name}, a generic alias of shared memory"),
+            "the harness maps second virtual addresses of global memory only",
         )),
+        (LocationKind::Alias { proxy, .. }, None) => Err(unsupported(
+            format!("P{role} accesses {name}, a {proxy:?} alias"),
+            "texture, surface and constant aliases need texture or surface objects or constant \
+             banks bound to the location, which the GPU harness does not create",
+        )),
+        (LocationKind::Memory { .. }, None) => unreachable!("a memory location is its own view"),
     }
 }
 
@@ -266,11 +290,11 @@ impl Ctx<'_> {
         a: &crate::litmus::ast::Addr,
         test: &Test,
     ) -> Result<(PAddr, PSpace), CodegenError> {
-        let name = memory_of(test, &a.loc, self.role)?.to_string();
+        let (name, view) = memory_of(test, self.layout, &a.loc, self.role)?;
         // Each access has an argument of its own (see `LocArg`), in program order.
         let k = self.next_arg;
         self.next_arg += 1;
-        debug_assert_eq!(self.args[k].loc, name);
+        debug_assert_eq!((self.args[k].loc.as_str(), self.args[k].view), (name, view));
         let space = self.args[k].space;
         let offset = self.args[k].bias;
         let base = match space {
@@ -436,8 +460,8 @@ pub fn lower_role(
     // Location arguments: one per access, in program order. Separate (equal-valued) pointers
     // keep ptxas from proving two accesses hit one address, so it can neither merge two
     // loads nor drop a store; the bias names the location in the SASS.
-    let mut touched: Vec<String> = Vec::new();
-    let mut accessed: Vec<String> = Vec::new();
+    let mut touched: Vec<(String, u32)> = Vec::new();
+    let mut accessed: Vec<(String, u32)> = Vec::new();
     for i in &t.body {
         let a = match i {
             Instr::Load { addr, proxy, .. } | Instr::Store { addr, proxy, .. } => {
@@ -454,14 +478,15 @@ pub fn lower_role(
             Instr::Atom { addr, .. } | Instr::Red { addr, .. } => addr,
             _ => continue,
         };
-        let m = memory_of(test, &a.loc, role)?.to_string();
+        let (m, view) = memory_of(test, layout, &a.loc, role)?;
+        let m = (m.to_string(), view);
         if !touched.contains(&m) {
             touched.push(m.clone());
         }
         accessed.push(m);
     }
     let mut args = Vec::new();
-    for name in &accessed {
+    for (name, view) in &accessed {
         let l = layout
             .locations
             .iter()
@@ -484,10 +509,14 @@ pub fn lower_role(
                 }
             }
         };
-        let slot = touched.iter().position(|t| t == name).expect("touched");
+        let slot = touched
+            .iter()
+            .position(|t| t.0 == *name && t.1 == *view)
+            .expect("touched");
         args.push(LocArg {
             loc: l.name.clone(),
             space,
+            view: *view,
             bias: arg_bias(slot),
         });
     }

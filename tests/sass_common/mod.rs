@@ -38,9 +38,9 @@ pub fn load(rel: &str) -> Test {
     litmus::parse_file(&root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
-/// Every test of `litmus/` and every test of the published corpus outside its `proxy/`
-/// folders, parsed.
-pub fn all_tests() -> Vec<(PathBuf, Test)> {
+/// Every test of `litmus/` and every test of the published corpus, parsed, each with whether it
+/// lies in a `proxy/` folder.
+pub fn all_tests() -> Vec<(PathBuf, Test, bool)> {
     let mut dirs = vec![root().join("litmus")];
     match corpus() {
         Some(c) => dirs.push(c),
@@ -48,10 +48,10 @@ pub fn all_tests() -> Vec<(PathBuf, Test)> {
     }
     litmus::load(&dirs)
         .into_iter()
-        .filter(|(p, _)| !p.components().any(|c| c.as_os_str() == "proxy"))
         .map(|(p, t)| {
             let t = t.unwrap_or_else(|e| panic!("{}: {e}", p.display()));
-            (p, t)
+            let proxy = p.components().any(|c| c.as_os_str() == "proxy");
+            (p, t, proxy)
         })
         .collect()
 }

@@ -4,23 +4,32 @@
 //! device. The only copy is the histogram read back between batches.
 
 use super::driver::check;
+use super::views::Views;
 use crate::codegen::{BufferKind, Layout};
 use cudarc::driver::sys;
 
 /// The buffers of [`Layout::buffers`], by kind.
 pub struct Buffers {
     allocated: Vec<(BufferKind, sys::CUdeviceptr)>,
+    /// The memory buffer when the test has generic aliases (then not in `allocated`).
+    views: Option<Views>,
     histogram_words: usize,
 }
 
 impl Buffers {
-    /// Allocates and zero-fills every buffer of `layout`. A context must be current.
-    pub fn new(layout: &Layout) -> Result<Buffers, String> {
+    /// Allocates and zero-fills every buffer of `layout` on device `ordinal`. A context must be
+    /// current.
+    pub fn new(layout: &Layout, ordinal: i32) -> Result<Buffers, String> {
         let mut b = Buffers {
             allocated: Vec::new(),
+            views: None,
             histogram_words: (layout.buffer_bytes(BufferKind::Histogram) / 8) as usize,
         };
         for buf in &layout.buffers {
+            if buf.kind == BufferKind::Memory && layout.memory_views > 1 {
+                b.views = Some(Views::new(ordinal, layout.view_bytes, layout.memory_views)?);
+                continue;
+            }
             // A zero-sized allocation is an error in the driver; round up to one word.
             let bytes = buf.bytes.max(8) as usize;
             let mut ptr = 0;
@@ -41,6 +50,9 @@ impl Buffers {
 
     /// The device address of a buffer (0 for a kind the layout does not have).
     pub fn ptr(&self, kind: BufferKind) -> u64 {
+        if let (BufferKind::Memory, Some(v)) = (kind, &self.views) {
+            return v.base();
+        }
         self.allocated
             .iter()
             .find(|(k, _)| *k == kind)

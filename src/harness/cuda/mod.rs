@@ -42,6 +42,7 @@ mod schedule;
 mod seeds;
 mod support;
 mod tally;
+mod views;
 
 pub use config::{ArgValue, ClusterMode, DeviceLimits, LaunchPlan};
 pub use options::{CudaOptions, KEYS};

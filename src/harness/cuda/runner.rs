@@ -137,7 +137,7 @@ pub fn execute(
         layout.instances.to_string(),
     );
 
-    let buffers = Buffers::new(layout)?;
+    let buffers = Buffers::new(layout, gpu.info.ordinal)?;
     // Dropped before `buffers` and `module`: waits for queued launches on every way out.
     let _drain = Drain(gpu.stream);
     let mut test = Launcher::new(test_fn, &test_plan, gpu.stream);

@@ -1,0 +1,160 @@
+//! The memory buffer of a test with generic aliases: one physical allocation mapped at
+//! [`Layout::memory_views`](crate::codegen::Layout::memory_views) virtual addresses,
+//! `view_bytes` apart, with the driver's virtual memory management API. A generic alias is
+//! another virtual address of the same memory; the kernel reaches the k-th alias of a location
+//! through view k. Mapping is checked once: a word written through the first view must be read
+//! back through every other, or the test is not run.
+
+use super::driver::check;
+use cudarc::driver::sys::{self, CUdeviceptr};
+
+/// A word written through view 0 and read back through the others.
+const PATTERN: u32 = 0x5EED_A11A;
+
+/// One physical allocation mapped at several virtual addresses; unmapped and freed on drop.
+pub struct Views {
+    base: CUdeviceptr,
+    view_bytes: usize,
+    views: usize,
+    handle: Option<sys::CUmemGenericAllocationHandle>,
+    reserved: bool,
+    mapped: usize,
+}
+
+/// Where the allocation lives: device `ordinal`'s memory.
+fn location(ordinal: i32) -> sys::CUmemLocation {
+    sys::CUmemLocation {
+        type_: sys::CUmemLocationType::CU_MEM_LOCATION_TYPE_DEVICE,
+        id: ordinal,
+    }
+}
+
+impl Views {
+    /// Allocates `view_bytes` of device `ordinal`, maps them `views` times, zero-fills them
+    /// and checks that the views alias. A context must be current.
+    pub fn new(ordinal: i32, view_bytes: u64, views: u32) -> Result<Views, String> {
+        let mut v = Views {
+            base: 0,
+            view_bytes: view_bytes as usize,
+            views: views as usize,
+            handle: None,
+            reserved: false,
+            mapped: 0,
+        };
+        // SAFETY: a plain C struct; all-zero is its documented default for the unused fields.
+        let mut prop: sys::CUmemAllocationProp = unsafe { std::mem::zeroed() };
+        prop.type_ = sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
+        prop.location = location(ordinal);
+        let mut granularity = 0usize;
+        // SAFETY: valid pointers; a context is current.
+        check(
+            unsafe {
+                sys::cuMemGetAllocationGranularity(
+                    &mut granularity,
+                    &prop,
+                    sys::CUmemAllocationGranularity_flags::CU_MEM_ALLOC_GRANULARITY_MINIMUM,
+                )
+            },
+            "cuMemGetAllocationGranularity",
+        )?;
+        if granularity == 0 || v.view_bytes % granularity != 0 {
+            return Err(format!(
+                "the driver maps memory in units of {granularity} bytes, which do not divide \
+                 the {} bytes between the views of a generic alias",
+                v.view_bytes
+            ));
+        }
+        let mut handle = 0;
+        // SAFETY: valid pointers; the size is a multiple of the granularity.
+        check(
+            unsafe { sys::cuMemCreate(&mut handle, v.view_bytes, &prop, 0) },
+            &format!("cuMemCreate({} bytes)", v.view_bytes),
+        )?;
+        v.handle = Some(handle);
+        let total = v.view_bytes * v.views;
+        // SAFETY: valid out-pointer; the size is a multiple of the granularity.
+        check(
+            unsafe { sys::cuMemAddressReserve(&mut v.base, total, 0, 0, 0) },
+            &format!("cuMemAddressReserve({total} bytes)"),
+        )?;
+        v.reserved = true;
+        for k in 0..v.views {
+            // SAFETY: the range lies in the reservation and is not mapped yet.
+            check(
+                unsafe { sys::cuMemMap(v.view(k), v.view_bytes, 0, handle, 0) },
+                &format!("cuMemMap(view {k})"),
+            )?;
+            v.mapped += 1;
+        }
+        let desc = sys::CUmemAccessDesc {
+            location: location(ordinal),
+            flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+        };
+        // SAFETY: the whole range is mapped; one descriptor.
+        check(
+            unsafe { sys::cuMemSetAccess(v.base, total, &desc, 1) },
+            "cuMemSetAccess",
+        )?;
+        v.check_aliasing()?;
+        // SAFETY: view 0 is mapped and writable.
+        check(
+            unsafe { sys::cuMemsetD8_v2(v.base, 0, v.view_bytes) },
+            "cuMemsetD8(memory views)",
+        )?;
+        Ok(v)
+    }
+
+    /// The device address of view `k`.
+    fn view(&self, k: usize) -> CUdeviceptr {
+        self.base + (k * self.view_bytes) as CUdeviceptr
+    }
+
+    /// The first view's address: the memory buffer as the kernel receives it.
+    pub fn base(&self) -> CUdeviceptr {
+        self.base
+    }
+
+    /// Writes [`PATTERN`] through view 0 and reads it through every other view.
+    fn check_aliasing(&self) -> Result<(), String> {
+        // SAFETY: view 0 is mapped and writable; the synchronisation completes the write.
+        check(
+            unsafe { sys::cuMemsetD32_v2(self.base, PATTERN, 1) },
+            "cuMemsetD32(alias check)",
+        )?;
+        // SAFETY: a context is current.
+        check(unsafe { sys::cuCtxSynchronize() }, "cuCtxSynchronize")?;
+        for k in 1..self.views {
+            let mut word = 0u32;
+            // SAFETY: `word` holds the 4 bytes copied; view k is mapped and readable.
+            check(
+                unsafe { sys::cuMemcpyDtoH_v2((&mut word as *mut u32).cast(), self.view(k), 4) },
+                &format!("cuMemcpyDtoH(view {k})"),
+            )?;
+            if word != PATTERN {
+                return Err(format!(
+                    "memory view {k} does not alias view 0 (read {word:#x}, wrote \
+                     {PATTERN:#x}): generic aliases cannot be run"
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Views {
+    fn drop(&mut self) {
+        // SAFETY: each call undoes one step `new` completed, in reverse order; the runner
+        // synchronises its stream before buffers are dropped.
+        unsafe {
+            for k in 0..self.mapped {
+                sys::cuMemUnmap(self.view(k), self.view_bytes);
+            }
+            if self.reserved {
+                sys::cuMemAddressFree(self.base, self.view_bytes * self.views);
+            }
+            if let Some(h) = self.handle {
+                sys::cuMemRelease(h);
+            }
+        }
+    }
+}
