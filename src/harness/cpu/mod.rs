@@ -12,9 +12,11 @@
 //! | `fence.acq_rel`, `fence.acquire`, `fence.release` | `fence(AcqRel/Acquire/Release)` |
 //! | `bar.cta.sync` / `bar.cta.arrive` | publish id, count, occurrence: `store(Release)`; a `sync` waits for each possible partner's publication with `load(Acquire)` |
 //!
-//! Scopes are ignored (every operation behaves as `.sys`). Proxies other than generic,
-//! aliases, proxy fences, `bar.cta.red`, cluster barriers and CTA barriers inside loops are
-//! refused with a reason ([`RunError::Unsupported`]), never approximated.
+//! Scopes are ignored (every operation behaves as `.sys`). A test with aliases or proxies runs
+//! as its resolved form (aliases as their target, proxies generic, proxy fences dropped) only
+//! when the model allows no more for it than for the test itself ([`resolve`]).
+//! `bar.cta.red`, cluster barriers and CTA barriers inside loops are refused with a reason
+//! ([`RunError::Unsupported`]), never approximated.
 //!
 //! # Why everything the CPU shows is allowed by PTX (summary of `docs/cpu-backend.md`)
 //!
@@ -40,6 +42,7 @@ mod layout;
 mod options;
 mod program;
 mod provenance;
+pub mod resolve;
 mod rng;
 mod rounds;
 mod wait;

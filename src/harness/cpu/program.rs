@@ -3,6 +3,7 @@
 //! faithfully is refused here with a reason, never approximated.
 
 use super::layout::Layout;
+use super::resolve;
 use crate::litmus::ast::{
     AluOp, AtomOp, BarOp, Barrier, CmpOp, Fence, FenceSem, Instr, LocationKind, Operand, Proxy,
     Reg, Sem, Test, Value,
@@ -208,8 +209,18 @@ pub struct Program {
     pub barrier_slots: usize,
 }
 
-/// Compiles `test` for memory laid out by `layout`, or says why the CPU cannot run it.
+/// Compiles `test` for memory laid out by `layout`, or says why the CPU cannot run it. A test
+/// with aliases or proxies runs as its resolved form when that is sound (see [`resolve`]);
+/// its outcomes keep the observables of `test`.
 pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
+    let original = test;
+    let resolved;
+    let test = if resolve::needed(test) {
+        resolved = resolve::resolve_soundly(test)?;
+        &resolved
+    } else {
+        test
+    };
     let locs = memory_locations(test)?;
     let addr_of = |name: &str| -> Result<u32, String> {
         locs.get(name)
@@ -243,7 +254,7 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
         .collect();
     let (mut bar_plans, barrier_slots) = cta_barriers(test, &cta_of)?;
 
-    let obs = observables(test);
+    let obs = observables(original);
     let mut regs: Vec<RegMap> = test.threads.iter().map(|_| RegMap::default()).collect();
     let mut roles = Vec::with_capacity(test.threads.len());
     for t in &test.threads {
@@ -305,7 +316,11 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
                     index: role.observed.len() - 1,
                 }
             }
-            Observable::Loc(name) => Source::Mem(addr_of(name)?),
+            Observable::Loc(name) => Source::Mem(addr_of(
+                original
+                    .resolve(name)
+                    .ok_or_else(|| format!("location `{name}` names no memory"))?,
+            )?),
         });
     }
     Ok(Program {
@@ -316,7 +331,7 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
     })
 }
 
-/// Memory locations by name, numbered in declaration order; refuses aliases and proxies.
+/// Memory locations by name, numbered in declaration order (aliases are resolved before).
 fn memory_locations(test: &Test) -> Result<BTreeMap<String, usize>, String> {
     let mut out = BTreeMap::new();
     for l in &test.locations {
