@@ -47,11 +47,14 @@ fn failure(ord: Ordering) -> Ordering {
 }
 
 /// Where a role stands among its barrier instructions in one instance: `keys[k]` is the key
-/// barrier `k` ran with (`None`: skipped), for `k < next`.
+/// barrier `k` ran with (`None`: skipped), for `k < next`; it made `arrived` cluster arrivals
+/// and `waited` cluster waits.
 struct BarCursor<'a> {
     slots: &'a [AtomicI64],
     keys: &'a mut [Option<Key>],
     next: usize,
+    arrived: usize,
+    waited: usize,
 }
 
 impl BarCursor<'_> {
@@ -91,6 +94,42 @@ impl BarCursor<'_> {
         bar.partners
             .iter()
             .all(|candidates| meet(self.slots, candidates, key, occurrence, abandon).is_some())
+    }
+
+    /// A cluster arrival: publishes it (with a release store unless `.relaxed`) when another
+    /// role may wait for it.
+    #[inline(never)]
+    fn arrive(&mut self, role: &Role, release: bool) {
+        if let Some(&s) = role.arrive_slots.get(self.arrived) {
+            let ord = if release {
+                Ordering::Release
+            } else {
+                Ordering::Relaxed
+            };
+            self.slots[s as usize * SLOT_WORDS].store(RAN, ord);
+        }
+        self.arrived += 1;
+    }
+
+    /// A cluster wait: waits (acquire) until every other role of the cluster has made its
+    /// arrival of the same number or will never make it; false when a wait ran out.
+    #[inline(never)]
+    fn wait(&mut self, role: &Role, abandon: &AtomicBool) -> bool {
+        let k = self.waited;
+        self.waited += 1;
+        role.wait_slots.get(k).is_none_or(|slots| {
+            slots.iter().all(|&s| {
+                let w = &self.slots[s as usize * SLOT_WORDS];
+                wait_until(abandon, || w.load(Ordering::Acquire) != UNPUBLISHED)
+            })
+        })
+    }
+
+    /// Publishes the cluster arrivals the role did not make as absent.
+    fn arrivals_end(&mut self, role: &Role) {
+        for &s in role.arrive_slots.iter().skip(self.arrived) {
+            self.slots[s as usize * SLOT_WORDS].store(ABSENT, Ordering::Release);
+        }
     }
 }
 
@@ -166,10 +205,15 @@ pub fn run(
         slots,
         keys,
         next: 0,
+        arrived: 0,
+        waited: 0,
     };
     let status = interpret(role, mem, &mut bars, regs, abandon);
     if !role.bars.is_empty() {
         bars.skip_to(role, role.bars.len());
+    }
+    if !role.arrive_slots.is_empty() {
+        bars.arrivals_end(role);
     }
     status
 }
@@ -275,6 +319,12 @@ fn interpret(
             }
             Op::Bar { index } => {
                 if !bars.step(role, index as usize, regs, abandon) {
+                    return Status::GaveUp;
+                }
+            }
+            Op::ClusterArrive { release } => bars.arrive(role, release),
+            Op::ClusterWait => {
+                if !bars.wait(role, abandon) {
                     return Status::GaveUp;
                 }
             }
@@ -426,6 +476,38 @@ exists (x == 0)",
             // waiting (its `bar.cta.sync 1, 2` has no candidate at all).
             assert_eq!(alone(&p, 1, &s, x), Status::Done, "x={x}");
         }
+    }
+
+    #[test]
+    fn a_cluster_wait_waits_for_the_same_numbered_arrival_of_each_other_role() {
+        let p = program(
+            "PTX t
+{ x=0; P0:r0=0; }
+ P0@cta 0,cluster 0,gpu 0       | P1@cta 1,cluster 0,gpu 0 | P2@cta 0,cluster 1,gpu 0 ;
+ ld.weak r0, x                  | barrier.cluster.wait     | barrier.cluster.arrive   ;
+ bne r0, 1, L                   | barrier.cluster.wait     | barrier.cluster.wait     ;
+ barrier.cluster.arrive.relaxed |                          |                          ;
+ L:                             |                          |                          ;
+ barrier.cluster.arrive         |                          |                          ;
+exists (x == 0)",
+        );
+        // P0's two arrivals are waited for by P1; P2 is in another cluster.
+        assert_eq!(p.roles[0].arrive_slots, vec![0, 1]);
+        assert_eq!(p.roles[1].wait_slots, vec![vec![0], vec![1]]);
+        assert!(p.roles[2].arrive_slots.is_empty());
+        assert_eq!(p.roles[2].wait_slots, vec![Vec::<u32>::new()]);
+        assert_eq!(p.barrier_slots, 2);
+        let s = slots(p.barrier_slots);
+        // P1 waits for an arrival not made yet, and P2 for nobody.
+        assert_eq!(alone(&p, 1, &s, 0), Status::GaveUp);
+        assert_eq!(alone(&p, 2, &s, 0), Status::Done);
+        // With x = 0 P0 branches over its relaxed arrive: one arrival, its second is absent.
+        assert_eq!(alone(&p, 0, &s, 0), Status::Done);
+        assert_eq!((state(&s, 0), state(&s, 1)), (RAN, ABSENT));
+        assert_eq!(alone(&p, 1, &s, 0), Status::Done);
+        let s = slots(p.barrier_slots);
+        assert_eq!(alone(&p, 0, &s, 1), Status::Done);
+        assert_eq!((state(&s, 0), state(&s, 1)), (RAN, RAN));
     }
 
     #[test]

@@ -132,6 +132,15 @@ pub enum Op {
         /// Index into the role's barrier instructions.
         index: u16,
     },
+    /// `barrier.cluster.arrive`: the role's next arrival, published in its slot of
+    /// [`Role::arrive_slots`] (a release store unless `.relaxed`).
+    ClusterArrive {
+        /// Whether the arrival releases (not `.relaxed`).
+        release: bool,
+    },
+    /// `barrier.cluster.wait`: the role's `k`-th wait waits (acquire) for the `k`-th arrival
+    /// of every other role of its cluster that has one ([`Role::wait_slots`]).
+    ClusterWait,
 }
 
 /// A CTA barrier instruction (`bar.cta.sync` or `bar.cta.arrive`) of a role.
@@ -179,6 +188,12 @@ pub struct Role {
     pub observed: Vec<u8>,
     /// The CTA barrier instructions, in program order ([`Op::Bar`] indexes them).
     pub bars: Vec<Bar>,
+    /// Per cluster-barrier arrival `k` of the role (its `k`-th [`Op::ClusterArrive`] at run
+    /// time), the slot it publishes into; only arrivals some other role may wait for.
+    pub arrive_slots: Vec<u32>,
+    /// Per cluster-barrier wait `k` of the role, the slots of the `k`-th arrivals of the other
+    /// roles of its cluster.
+    pub wait_slots: Vec<Vec<u32>>,
 }
 
 /// Where one observable's value comes from after a round.
@@ -205,7 +220,7 @@ pub struct Program {
     /// Initial value per word offset of the instance block (unused words are 0).
     pub init_words: Vec<(u32, Value)>,
     /// Barrier slots per instance (each [`SLOT_WORDS`] words; 0 when no `sync` may meet
-    /// another role's barrier).
+    /// another role's barrier and no cluster wait may wait for another role's arrival).
     pub barrier_slots: usize,
 }
 
@@ -252,7 +267,8 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
             }
         })
         .collect();
-    let (mut bar_plans, barrier_slots) = cta_barriers(test, &cta_of)?;
+    let (mut bar_plans, cta_slots) = cta_barriers(test, &cta_of)?;
+    let (mut arrive_slots, mut wait_slots, barrier_slots) = cluster_barriers(test, cta_slots);
 
     let obs = observables(original);
     let mut regs: Vec<RegMap> = test.threads.iter().map(|_| RegMap::default()).collect();
@@ -298,6 +314,8 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
             init,
             observed: Vec::new(),
             bars,
+            arrive_slots: std::mem::take(&mut arrive_slots[t.id]),
+            wait_slots: std::mem::take(&mut wait_slots[t.id]),
         });
     }
     let mut sources = Vec::with_capacity(obs.len());
@@ -422,20 +440,15 @@ fn written_reg(i: &Instr) -> Option<&Reg> {
 
 /// Per thread, its CTA barrier instructions in program order, with the slots they publish
 /// into and, for each `sync`, the instructions of other roles of its CTA that may take its key
-/// (`cta_of` numbers CTAs); the number of slots. Refuses cluster barriers and `bar.cta.red`.
+/// (`cta_of` numbers CTAs); the number of slots. Refuses `bar.cta.red`.
 fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usize), String> {
     let mut plans: Vec<Vec<BarPlan>> = Vec::new();
     for t in &test.threads {
         let written: Vec<&Reg> = t.body.iter().filter_map(written_reg).collect();
         let mut plan = Vec::new();
         for i in &t.body {
-            let Instr::Barrier(b) = i else { continue };
-            let Barrier::Cta { op, id, count } = b else {
-                return Err(
-                    "cluster barriers (barrier.cluster.*) are not run on the CPU: it has no \
-                     clusters"
-                        .into(),
-                );
+            let Instr::Barrier(Barrier::Cta { op, id, count }) = i else {
+                continue;
             };
             let waits = match op {
                 BarOp::Sync => true,
@@ -526,6 +539,66 @@ fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usi
     }
     Ok((plans, slots as usize))
 }
+
+/// Cluster-barrier slots, numbered from `first`: per thread, the slot of each of its arrivals
+/// that another thread of its cluster may wait for, and per wait the slots it waits for; the
+/// total number of slots (`first` included).
+///
+/// The model relates a thread's `k`-th non-relaxed arrive to the `k`-th wait of every other
+/// thread of its cluster. With no cluster barrier inside a loop (refused), the `k`-th arrival
+/// at run time is among the thread's arrive instructions, so it has at most as many arrivals
+/// as arrive instructions, and a wait whose partner has fewer never waits for it.
+fn cluster_barriers(test: &Test, first: usize) -> (Vec<Vec<u32>>, Vec<WaitSlots>, usize) {
+    let count = |t: &crate::litmus::ast::Thread, wait: bool| {
+        t.body
+            .iter()
+            .filter(|i| match i {
+                Instr::Barrier(Barrier::ClusterWait) => wait,
+                Instr::Barrier(Barrier::ClusterArrive { .. }) => !wait,
+                _ => false,
+            })
+            .count()
+    };
+    let arrives: Vec<usize> = test.threads.iter().map(|t| count(t, false)).collect();
+    let waits: Vec<usize> = test.threads.iter().map(|t| count(t, true)).collect();
+    let others = |t: usize| {
+        test.threads
+            .iter()
+            .filter(move |u| u.id != t && u.place.same_cluster(&test.threads[t].place))
+            .map(|u| u.id)
+    };
+    let mut next = first as u32;
+    let arrive_slots: Vec<Vec<u32>> = test
+        .threads
+        .iter()
+        .map(|t| {
+            let waited = others(t.id).map(|u| waits[u]).max().unwrap_or(0);
+            (0..arrives[t.id].min(waited))
+                .map(|_| {
+                    next += 1;
+                    next - 1
+                })
+                .collect()
+        })
+        .collect();
+    let wait_slots = test
+        .threads
+        .iter()
+        .map(|t| {
+            (0..waits[t.id])
+                .map(|k| {
+                    others(t.id)
+                        .filter_map(|u| arrive_slots[u].get(k).copied())
+                        .collect()
+                })
+                .collect()
+        })
+        .collect();
+    (arrive_slots, wait_slots, next as usize)
+}
+
+/// Per cluster wait of a thread, the slots it waits for.
+type WaitSlots = Vec<Vec<u32>>;
 
 #[derive(Default)]
 struct RegMap {
@@ -672,7 +745,11 @@ fn compile_instr(
                 )
             }
         }),
-        Instr::Barrier(_) => {
+        Instr::Barrier(Barrier::ClusterArrive { relaxed }) => {
+            Op::ClusterArrive { release: !relaxed }
+        }
+        Instr::Barrier(Barrier::ClusterWait) => Op::ClusterWait,
+        Instr::Barrier(Barrier::Cta { .. }) => {
             // `cta_barriers` has checked the barrier and planned it as this index.
             *next_bar += 1;
             Op::Bar {
@@ -701,18 +778,22 @@ fn compile_instr(
     }))
 }
 
-/// Refuses a barrier inside a loop: the run-time protocol gives each barrier instruction one
-/// slot per instance, so it may execute at most once.
+/// Refuses a barrier inside a loop: the run-time protocol gives each barrier instruction (each
+/// cluster arrival) one slot per instance, so it may execute at most once.
 fn refuse_barriers_in_loops(ops: &[Op]) -> Result<(), String> {
     for (pc, op) in ops.iter().enumerate() {
         if let Op::Branch { target, .. } = *op {
             let target = target as usize;
-            if target <= pc && ops[target..=pc].iter().any(|o| matches!(o, Op::Bar { .. })) {
-                return Err(
-                    "a CTA barrier inside a loop (it could run more than once per instance) is \
-                     not run on the CPU backend"
-                        .into(),
-                );
+            for o in &ops[target.min(pc + 1)..=pc] {
+                let what = match o {
+                    Op::Bar { .. } => "CTA",
+                    Op::ClusterArrive { .. } | Op::ClusterWait => "cluster",
+                    _ => continue,
+                };
+                return Err(format!(
+                    "a {what} barrier inside a loop (it could run more than once per instance) \
+                     is not run on the CPU backend"
+                ));
             }
         }
     }
