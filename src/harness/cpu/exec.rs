@@ -4,6 +4,7 @@
 use super::program::{Candidate, Op, Rmw, Role, Src, MAX_REGS, MAX_STEPS, SLOT_WORDS};
 use super::wait::wait_until;
 use crate::litmus::arith;
+use crate::litmus::ast::BarRedOp;
 use crate::litmus::ast::{AtomOp, Value};
 use std::sync::atomic::{fence, AtomicBool, AtomicI64, Ordering};
 
@@ -14,8 +15,15 @@ pub type Key = (Value, Option<Value>);
 const UNPUBLISHED: Value = 0;
 /// Slot state: the instruction did not run in this instance (skipped, or the role ended).
 const ABSENT: Value = 1;
-/// Slot state: the instruction ran; `RAN + occurrence`, with the key in the next two words.
+/// Slot state: the instruction ran; `RAN + occurrence`, with the key in the next two words and
+/// its [`vote`] in the fourth.
 const RAN: Value = 2;
+
+/// What a barrier event adds to a `bar.cta.red` it meets: 0 for a `sync` or an arrive (not a
+/// participant of the reduction), else 1 + its predicate.
+fn vote(pred: Option<bool>) -> Value {
+    pred.map_or(0, |p| 1 + p as Value)
+}
 
 /// How one role's run of one instance ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,7 +86,7 @@ impl BarCursor<'_> {
         &mut self,
         role: &Role,
         k: usize,
-        regs: &[Value; MAX_REGS],
+        regs: &mut [Value; MAX_REGS],
         abandon: &AtomicBool,
     ) -> bool {
         let bar = &role.bars[k];
@@ -87,13 +95,40 @@ impl BarCursor<'_> {
         let occurrence = self.keys[..k].iter().filter(|&&o| o == Some(key)).count() as u32;
         self.keys[k] = Some(key);
         self.next = k + 1;
+        let pred = bar.red.map(|r| val(regs, r.pred) != 0);
         if let Some(s) = bar.slot {
-            publish(self.slots, s, key, occurrence);
+            publish(self.slots, s, key, occurrence, vote(pred));
         }
-        // An arrive has no partners: it never waits, it only releases to the syncs that meet it.
-        bar.partners
-            .iter()
-            .all(|candidates| meet(self.slots, candidates, key, occurrence, abandon).is_some())
+        let Some(red) = bar.red else {
+            // An arrive has no partners: it never waits, it only releases to the syncs that
+            // meet it.
+            return bar.partners.iter().all(|candidates| {
+                meet(self.slots, candidates, key, occurrence, abandon).is_some()
+            });
+        };
+        // The model reduces over the `bar.cta.red` events of the CTA with this key and
+        // occurrence: this one and those among the partners met.
+        let (mut trues, mut all) = ((pred == Some(true)) as Value, 1);
+        for candidates in &bar.partners {
+            match meet_slot(self.slots, candidates, key, occurrence, abandon) {
+                None => return false,
+                Some(None) => {}
+                Some(Some(s)) => {
+                    // Written before the state that the acquire load in `meet_slot` read.
+                    let v = self.slots[s as usize * SLOT_WORDS + 3].load(Ordering::Relaxed);
+                    if v != 0 {
+                        all += 1;
+                        trues += (v == vote(Some(true))) as Value;
+                    }
+                }
+            }
+        }
+        regs[red.dst as usize] = match red.op {
+            BarRedOp::Popc => trues,
+            BarRedOp::And => (trues == all) as Value,
+            BarRedOp::Or => (trues > 0) as Value,
+        };
+        true
     }
 
     /// A cluster arrival: publishes it (with a release store unless `.relaxed`) when another
@@ -134,12 +169,14 @@ impl BarCursor<'_> {
 }
 
 /// Publishes that a barrier instruction ran with `key` as its `occurrence`-th event of that
-/// key: the id and count first, then the state with a release store, so that a partner whose
-/// acquire load sees the state sees the key and everything this role did before.
-pub fn publish(slots: &[AtomicI64], slot: u32, key: Key, occurrence: u32) {
+/// key, with its `bar.cta.red` [`vote`]: the id, count and vote first, then the state with a
+/// release store, so that a partner whose acquire load sees the state sees them and everything
+/// this role did before.
+pub fn publish(slots: &[AtomicI64], slot: u32, key: Key, occurrence: u32, vote: Value) {
     let w = &slots[slot as usize * SLOT_WORDS..][..SLOT_WORDS];
     w[1].store(key.0, Ordering::Relaxed);
     w[2].store(key.1.unwrap_or(0), Ordering::Relaxed);
+    w[3].store(vote, Ordering::Relaxed);
     w[0].store(RAN + occurrence as Value, Ordering::Release);
 }
 
@@ -158,6 +195,17 @@ pub fn meet(
     occurrence: u32,
     abandon: &AtomicBool,
 ) -> Option<bool> {
+    meet_slot(slots, candidates, key, occurrence, abandon).map(|m| m.is_some())
+}
+
+/// [`meet`], saying which slot met: `Some(Some(slot))` for a meeting, `Some(None)` for none.
+pub fn meet_slot(
+    slots: &[AtomicI64],
+    candidates: &[Candidate],
+    key: Key,
+    occurrence: u32,
+    abandon: &AtomicBool,
+) -> Option<Option<u32>> {
     for c in candidates {
         if c.key.is_some_and(|k| k != key) {
             continue;
@@ -181,10 +229,10 @@ pub fn meet(
         }
         let theirs = (state - RAN) as u32;
         if theirs >= occurrence {
-            return Some(theirs == occurrence);
+            return Some((theirs == occurrence).then_some(c.slot));
         }
     }
-    Some(false)
+    Some(None)
 }
 
 /// Runs `role` on the instance whose memory is `mem` (its block) and barrier slots `slots`.
@@ -361,10 +409,10 @@ mod tests {
         // Set: a wait for an unpublished slot fails at once instead of spinning.
         let gave_up = AtomicBool::new(true);
         let s = slots(4);
-        publish(&s, 0, (1, None), 0);
+        publish(&s, 0, (1, None), 0, 0);
         absent(&s, 1);
-        publish(&s, 2, (1, None), 1);
-        publish(&s, 3, (1, Some(2)), 0);
+        publish(&s, 2, (1, None), 1, 0);
+        publish(&s, 3, (1, Some(2)), 0, 0);
         assert_eq!(
             meet(&s, &any(&[0, 1, 2]), (1, None), 0, &gave_up),
             Some(true)
@@ -390,7 +438,7 @@ mod tests {
         assert_eq!(meet(&t, &any(&[0]), (1, None), 0, &gave_up), None);
         // Its occurrence of the key is already past ours: no later one can match, so the
         // still unpublished slot 1 is not waited for.
-        publish(&t, 0, (1, None), 1);
+        publish(&t, 0, (1, None), 1, 0);
         assert_eq!(meet(&t, &any(&[0, 1]), (1, None), 0, &gave_up), Some(false));
         // A candidate whose fixed key is another is not waited for.
         let other = Candidate {
@@ -415,6 +463,40 @@ mod tests {
         let mut regs = p.roles[role].init;
         let gave_up = AtomicBool::new(true);
         run(&p.roles[role], &mem, s, &mut keys, &mut regs, &gave_up)
+    }
+
+    #[test]
+    fn a_bar_red_reduces_the_predicates_of_the_bar_reds_it_meets() {
+        let p = program(
+            "PTX t
+{ x=0; P2:r0=0; }
+ P0@cta 0,gpu 0             | P1@cta 0,gpu 0 | P2@cta 0,gpu 0             | P3@cta 1,gpu 0            ;
+ bar.cta.red.popc r1, 1, 1  | bar.cta.sync 1 | ld.weak r0, x              | bar.cta.red.popc r1, 1, 1 ;
+ bar.cta.red.and r2, 1, 1   |                | bar.cta.red.popc r1, 1, r0 |                           ;
+ bar.cta.red.or r3, 1, 0    |                | bar.cta.red.and r2, 1, r0  |                           ;
+                            |                | bar.cta.red.or r3, 1, r0   |                           ;
+exists (x == 0)",
+        );
+        for x in [0, 1] {
+            let s = slots(p.barrier_slots);
+            // Each gives up at a barrier whose partner has not published yet, having published
+            // its own: P2 at its first, P1 at its only one.
+            assert_eq!(alone(&p, 2, &s, x), Status::GaveUp);
+            assert_eq!(alone(&p, 1, &s, x), Status::GaveUp);
+            let mem: Vec<AtomicI64> = (0..64).map(|_| AtomicI64::new(0)).collect();
+            let mut keys = vec![None; 3];
+            let mut regs = p.roles[0].init;
+            let (s2, done) = (slots(p.barrier_slots), AtomicBool::new(true));
+            for (i, w) in s.iter().enumerate() {
+                s2[i].store(w.load(Ordering::Relaxed), Ordering::Relaxed);
+            }
+            // P0's first meets P1's sync (no vote) and P2's red (x); its second and third meet
+            // nobody (P2 gave up before them): they reduce over P0 alone. P3 is in another CTA.
+            let st = run(&p.roles[0], &mem, &s2, &mut keys, &mut regs, &done);
+            assert_eq!(st, Status::Done, "x={x}");
+            // Registers r1, r2, r3 are numbered 0, 1, 2.
+            assert_eq!(regs[..3], [1 + x, 1, 0], "x={x}");
+        }
     }
 
     fn state(s: &[AtomicI64], slot: u32) -> Value {

@@ -11,13 +11,14 @@
 //! | `fence.sc`, `membar.*` | `fence(SeqCst)` |
 //! | `fence.acq_rel`, `fence.acquire`, `fence.release` | `fence(AcqRel/Acquire/Release)` |
 //! | `bar.cta.sync` / `bar.cta.arrive` | publish id, count, occurrence: `store(Release)`; a `sync` waits for each possible partner's publication with `load(Acquire)` |
+//! | `bar.cta.red.{popc,and,or}` | as `bar.cta.sync`, also publishing the predicate; the result reduces the predicates of the `bar.cta.red`s met |
 //! | `barrier.cluster.arrive{,.relaxed}` / `.wait` | the `k`-th arrival: `store(Release/Relaxed)`; the `k`-th wait reads the `k`-th arrival of each other role of the cluster with `load(Acquire)` |
 //!
 //! Scopes are ignored (every operation behaves as `.sys`). A test with aliases or proxies runs
 //! as its resolved form (aliases as their target, proxies generic, proxy fences dropped) only
 //! when the model allows no more for it than for the test itself ([`resolve`]).
-//! `bar.cta.red` and barriers inside loops are refused with a reason
-//! ([`RunError::Unsupported`]), never approximated.
+//! Barriers inside loops are refused with a reason ([`RunError::Unsupported`]), never
+//! approximated.
 //!
 //! # Why everything the CPU shows is allowed by PTX (summary of `docs/cpu-backend.md`)
 //!

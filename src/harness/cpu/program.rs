@@ -5,8 +5,8 @@
 use super::layout::Layout;
 use super::resolve;
 use crate::litmus::ast::{
-    AluOp, AtomOp, BarOp, Barrier, CmpOp, Fence, FenceSem, Instr, LocationKind, Operand, Proxy,
-    Reg, Sem, Test, Value,
+    AluOp, AtomOp, BarOp, BarRedOp, Barrier, CmpOp, Fence, FenceSem, Instr, LocationKind, Operand,
+    Proxy, Reg, Sem, Test, Value,
 };
 use crate::outcome::{observables, Observable};
 use std::collections::BTreeMap;
@@ -16,8 +16,8 @@ use std::sync::atomic::Ordering;
 pub const MAX_REGS: usize = 32;
 /// CTA barrier instructions one role may have.
 pub const MAX_BARS: usize = 32;
-/// Words per barrier slot in an instance: state, id, count (see [`Bar`]).
-pub const SLOT_WORDS: usize = 3;
+/// Words per barrier slot in an instance: state, id, count, `bar.red` vote (see [`Bar`]).
+pub const SLOT_WORDS: usize = 4;
 /// Instructions executed by one role in one instance before the instance is given up (only a
 /// backward branch can get there).
 pub const MAX_STEPS: u32 = 4096;
@@ -143,7 +143,7 @@ pub enum Op {
     ClusterWait,
 }
 
-/// A CTA barrier instruction (`bar.cta.sync` or `bar.cta.arrive`) of a role.
+/// A CTA barrier instruction (`bar.cta.sync`, `bar.cta.arrive` or `bar.cta.red`) of a role.
 ///
 /// Two CTA barrier events of different threads of one CTA synchronise (the model's
 /// `bar_sync`) when their id values, count values (or both no count) and occurrence numbers
@@ -158,13 +158,27 @@ pub struct Bar {
     pub id: Src,
     /// The thread count, when given.
     pub count: Option<Src>,
-    /// `bar.cta.sync` (waits for its partners) rather than `bar.cta.arrive`.
+    /// `bar.cta.sync` or `bar.cta.red` (waits for its partners) rather than `bar.cta.arrive`.
     pub waits: bool,
+    /// For `bar.cta.red`: what it reduces, and where.
+    pub red: Option<Red>,
     /// The slot this instruction publishes into, when some `sync` may meet it.
     pub slot: Option<u32>,
     /// For a `sync`: per other role of the CTA that may meet it, that role's barrier
     /// instructions that may take the same key, in program order.
     pub partners: Vec<Vec<Candidate>>,
+}
+
+/// The reduction of a `bar.cta.red`: `dst` receives `op` over the predicates of the `bar.cta.red`
+/// events that meet it (its own included), as the model computes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Red {
+    /// The reduction.
+    pub op: BarRedOp,
+    /// Destination register.
+    pub dst: u8,
+    /// The predicate (non-zero is true).
+    pub pred: Src,
 }
 
 /// A barrier instruction of another role that a `sync` may meet.
@@ -296,10 +310,19 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
         let bars = std::mem::take(&mut bar_plans[t.id])
             .into_iter()
             .map(|b| {
+                let red = match &b.red {
+                    Some((op, dst, pred)) => Some(Red {
+                        op: *op,
+                        dst: map.index(dst)?,
+                        pred: map.src(pred)?,
+                    }),
+                    None => None,
+                };
                 Ok(Bar {
                     id: map.src(&b.id)?,
                     count: b.count.as_ref().map(|c| map.src(c)).transpose()?,
                     waits: b.waits,
+                    red,
                     slot: b.slot,
                     partners: b.partners,
                 })
@@ -389,6 +412,7 @@ struct BarPlan {
     /// The count's value when it is given and the same in every execution.
     fixed_count: Option<Value>,
     waits: bool,
+    red: Option<(BarRedOp, Reg, Operand)>,
     slot: Option<u32>,
     partners: Vec<Vec<Candidate>>,
 }
@@ -433,14 +457,18 @@ fn written_reg(i: &Instr) -> Option<&Reg> {
         Instr::Load { dst, .. }
         | Instr::Atom { dst, .. }
         | Instr::Mov { dst, .. }
-        | Instr::Alu { dst, .. } => Some(dst),
+        | Instr::Alu { dst, .. }
+        | Instr::Barrier(Barrier::Cta {
+            op: BarOp::Red { dst, .. },
+            ..
+        }) => Some(dst),
         _ => None,
     }
 }
 
 /// Per thread, its CTA barrier instructions in program order, with the slots they publish
 /// into and, for each `sync`, the instructions of other roles of its CTA that may take its key
-/// (`cta_of` numbers CTAs); the number of slots. Refuses `bar.cta.red`.
+/// (`cta_of` numbers CTAs); the number of slots.
 fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usize), String> {
     let mut plans: Vec<Vec<BarPlan>> = Vec::new();
     for t in &test.threads {
@@ -450,12 +478,10 @@ fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usi
             let Instr::Barrier(Barrier::Cta { op, id, count }) = i else {
                 continue;
             };
-            let waits = match op {
-                BarOp::Sync => true,
-                BarOp::Arrive => false,
-                BarOp::Red { .. } => {
-                    return Err("bar.cta.red is not run on the CPU backend".into());
-                }
+            let (waits, red) = match op {
+                BarOp::Sync => (true, None),
+                BarOp::Arrive => (false, None),
+                BarOp::Red { op, dst, pred } => (true, Some((*op, dst.clone(), pred.clone()))),
             };
             if plan.len() == MAX_BARS {
                 return Err(format!(
@@ -470,6 +496,7 @@ fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usi
                     .as_ref()
                     .and_then(|c| fixed_value(test, t.id, &written, c)),
                 waits,
+                red,
                 slot: None,
                 partners: Vec::new(),
             });
