@@ -1,7 +1,7 @@
 //! The interpreter: one role of one instance, one Rust atomic operation per memory instruction,
 //! in program order. No allocation, no AST, no locks.
 
-use super::program::{Candidate, Op, Rmw, Role, Src, MAX_REGS, MAX_STEPS, SLOT_WORDS};
+use super::program::{BarStep, Candidate, Op, Rmw, Role, Src, MAX_REGS, MAX_STEPS, SLOT_WORDS};
 use super::wait::wait_until;
 use crate::litmus::arith;
 use crate::litmus::ast::BarRedOp;
@@ -78,11 +78,30 @@ impl BarCursor<'_> {
         self.next = self.next.max(k);
     }
 
-    /// Runs barrier instruction `k`: records its key and occurrence, publishes them if some
-    /// `sync` may meet it and, for a `sync`, meets every other role that may take its key;
-    /// false when a wait ran out. Out of line: the interpreter loop stays small.
+    /// Runs a barrier instruction; false when a wait ran out. Out of line: the interpreter
+    /// loop stays small.
     #[inline(never)]
     fn step(
+        &mut self,
+        role: &Role,
+        step: BarStep,
+        regs: &mut [Value; MAX_REGS],
+        abandon: &AtomicBool,
+    ) -> bool {
+        match step {
+            BarStep::Cta(k) => self.cta(role, k as usize, regs, abandon),
+            BarStep::ClusterArrive { release } => {
+                self.arrive(role, release);
+                true
+            }
+            BarStep::ClusterWait => self.wait(role, abandon),
+        }
+    }
+
+    /// Runs CTA barrier instruction `k`: records its key and occurrence, publishes them if
+    /// some `sync` may meet it and, for a `sync`, meets every other role that may take its
+    /// key; false when a wait ran out.
+    fn cta(
         &mut self,
         role: &Role,
         k: usize,
@@ -133,7 +152,6 @@ impl BarCursor<'_> {
 
     /// A cluster arrival: publishes it (with a release store unless `.relaxed`) when another
     /// role may wait for it.
-    #[inline(never)]
     fn arrive(&mut self, role: &Role, release: bool) {
         if let Some(&s) = role.arrive_slots.get(self.arrived) {
             let ord = if release {
@@ -148,7 +166,6 @@ impl BarCursor<'_> {
 
     /// A cluster wait: waits (acquire) until every other role of the cluster has made its
     /// arrival of the same number or will never make it; false when a wait ran out.
-    #[inline(never)]
     fn wait(&mut self, role: &Role, abandon: &AtomicBool) -> bool {
         let k = self.waited;
         self.waited += 1;
@@ -160,8 +177,11 @@ impl BarCursor<'_> {
         })
     }
 
-    /// Publishes the cluster arrivals the role did not make as absent.
-    fn arrivals_end(&mut self, role: &Role) {
+    /// Publishes the barrier instructions the role did not reach and the cluster arrivals it
+    /// did not make as absent. Out of line: it runs only for roles with barriers.
+    #[inline(never)]
+    fn finish(&mut self, role: &Role) {
+        self.skip_to(role, role.bars.len());
         for &s in role.arrive_slots.iter().skip(self.arrived) {
             self.slots[s as usize * SLOT_WORDS].store(ABSENT, Ordering::Release);
         }
@@ -257,11 +277,8 @@ pub fn run(
         waited: 0,
     };
     let status = interpret(role, mem, &mut bars, regs, abandon);
-    if !role.bars.is_empty() {
-        bars.skip_to(role, role.bars.len());
-    }
-    if !role.arrive_slots.is_empty() {
-        bars.arrivals_end(role);
+    if !role.bars.is_empty() || !role.arrive_slots.is_empty() {
+        bars.finish(role);
     }
     status
 }
@@ -365,14 +382,8 @@ fn interpret(
                     pc = target as usize;
                 }
             }
-            Op::Bar { index } => {
-                if !bars.step(role, index as usize, regs, abandon) {
-                    return Status::GaveUp;
-                }
-            }
-            Op::ClusterArrive { release } => bars.arrive(role, release),
-            Op::ClusterWait => {
-                if !bars.wait(role, abandon) {
+            Op::Bar(step) => {
+                if !bars.step(role, step, regs, abandon) {
                     return Status::GaveUp;
                 }
             }

@@ -127,11 +127,16 @@ pub enum Op {
         /// Index of the next instruction when taken.
         target: u32,
     },
+    /// A barrier instruction, run out of line (one arm for all kinds keeps the interpreter
+    /// loop as small as it is for tests without barriers).
+    Bar(BarStep),
+}
+
+/// What a barrier instruction ([`Op::Bar`]) does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarStep {
     /// A CTA barrier instruction: the `index`-th of [`Role::bars`].
-    Bar {
-        /// Index into the role's barrier instructions.
-        index: u16,
-    },
+    Cta(u16),
     /// `barrier.cluster.arrive`: the role's next arrival, published in its slot of
     /// [`Role::arrive_slots`] (a release store unless `.relaxed`).
     ClusterArrive {
@@ -200,9 +205,9 @@ pub struct Role {
     pub init: [Value; MAX_REGS],
     /// Registers whose final values are observed, in the order they are stored per instance.
     pub observed: Vec<u8>,
-    /// The CTA barrier instructions, in program order ([`Op::Bar`] indexes them).
+    /// The CTA barrier instructions, in program order ([`BarStep::Cta`] indexes them).
     pub bars: Vec<Bar>,
-    /// Per cluster-barrier arrival `k` of the role (its `k`-th [`Op::ClusterArrive`] at run
+    /// Per cluster-barrier arrival `k` of the role (its `k`-th [`BarStep::ClusterArrive`] at run
     /// time), the slot it publishes into; only arrivals some other role may wait for.
     pub arrive_slots: Vec<u32>,
     /// Per cluster-barrier wait `k` of the role, the slots of the `k`-th arrivals of the other
@@ -773,15 +778,13 @@ fn compile_instr(
             }
         }),
         Instr::Barrier(Barrier::ClusterArrive { relaxed }) => {
-            Op::ClusterArrive { release: !relaxed }
+            Op::Bar(BarStep::ClusterArrive { release: !relaxed })
         }
-        Instr::Barrier(Barrier::ClusterWait) => Op::ClusterWait,
+        Instr::Barrier(Barrier::ClusterWait) => Op::Bar(BarStep::ClusterWait),
         Instr::Barrier(Barrier::Cta { .. }) => {
             // `cta_barriers` has checked the barrier and planned it as this index.
             *next_bar += 1;
-            Op::Bar {
-                index: *next_bar - 1,
-            }
+            Op::Bar(BarStep::Cta(*next_bar - 1))
         }
         Instr::Mov { dst, src } => Op::Mov {
             dst: regs.index(dst)?,
@@ -813,8 +816,8 @@ fn refuse_barriers_in_loops(ops: &[Op]) -> Result<(), String> {
             let target = target as usize;
             for o in &ops[target.min(pc + 1)..=pc] {
                 let what = match o {
-                    Op::Bar { .. } => "CTA",
-                    Op::ClusterArrive { .. } | Op::ClusterWait => "cluster",
+                    Op::Bar(BarStep::Cta(_)) => "CTA",
+                    Op::Bar(_) => "cluster",
                     _ => continue,
                 };
                 return Err(format!(

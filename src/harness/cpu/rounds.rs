@@ -187,6 +187,9 @@ fn plan_round(
     sh.abandon.store(false, Ordering::Relaxed);
 }
 
+// Out of line: one function per role thread keeps the hot loop laid out the same whatever
+// the spawning code around it.
+#[inline(never)]
 fn worker(w: usize, sh: &Shared, cancel: &AtomicBool, partial: &AtomicBool, started: Instant) {
     let workers = sh.assignment.len();
     let mut rng = Rng::new(sh.plan.seed);
