@@ -37,8 +37,20 @@ fn main() {
     let profile = std::env::var("PROFILE").unwrap_or_else(|_| "unknown".to_string());
     println!("cargo:rustc-env=PTX_LITMUS_GIT_REVISION={revision}");
     println!("cargo:rustc-env=PTX_LITMUS_BUILD_PROFILE={profile}");
-    // Rerun when HEAD moves; a missing .git is fine (the paths are only hints to cargo).
-    println!("cargo:rerun-if-changed=.git/HEAD");
-    println!("cargo:rerun-if-changed=.git/index");
+    // Rerun when HEAD moves or the index changes. Only paths that exist are named: cargo
+    // reruns a script on every build while a named path is missing (a worktree, whose `.git`
+    // is a file, or a copy without git).
+    let git_dir = Command::new("git")
+        .args(["rev-parse", "--git-dir"])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| std::path::PathBuf::from(s.trim()));
+    for name in ["HEAD", "index"] {
+        if let Some(p) = git_dir.as_ref().map(|d| d.join(name)).filter(|p| p.exists()) {
+            println!("cargo:rerun-if-changed={}", p.display());
+        }
+    }
     println!("cargo:rerun-if-changed=build.rs");
 }
