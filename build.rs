@@ -13,7 +13,9 @@ fn main() {
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown".to_string());
     let dirty = Command::new("git")
-        .args(["status", "--porcelain", "--untracked-files=no"])
+        // No optional locks: a `git status` that refreshed the index would make cargo see the
+        // index change and run this script again on the next build.
+        .args(["--no-optional-locks", "status", "--porcelain", "--untracked-files=no"])
         .output()
         .ok()
         .filter(|o| o.status.success())
