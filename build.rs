@@ -15,7 +15,12 @@ fn main() {
     let dirty = Command::new("git")
         // No optional locks: a `git status` that refreshed the index would make cargo see the
         // index change and run this script again on the next build.
-        .args(["--no-optional-locks", "status", "--porcelain", "--untracked-files=no"])
+        .args([
+            "--no-optional-locks",
+            "status",
+            "--porcelain",
+            "--untracked-files=no",
+        ])
         .output()
         .ok()
         .filter(|o| o.status.success())
@@ -50,7 +55,11 @@ fn main() {
         .and_then(|o| String::from_utf8(o.stdout).ok())
         .map(|s| std::path::PathBuf::from(s.trim()));
     for name in ["HEAD", "index"] {
-        if let Some(p) = git_dir.as_ref().map(|d| d.join(name)).filter(|p| p.exists()) {
+        if let Some(p) = git_dir
+            .as_ref()
+            .map(|d| d.join(name))
+            .filter(|p| p.exists())
+        {
             println!("cargo:rerun-if-changed={}", p.display());
         }
     }
