@@ -4,34 +4,20 @@
 //! generic accesses, proxy fences dropped) and shows only outcomes the model allows for the
 //! test as written; none is refused.
 
-use ptx_litmus::harness::cpu::{self, resolve};
-use ptx_litmus::harness::{Budget, Control, RunParams};
+mod cpu_common;
+
+use cpu_common::{all_files, corpus};
+use ptx_litmus::harness::cpu::resolve;
+use ptx_litmus::harness::Budget;
 use ptx_litmus::litmus::ast::{Fence, Instr, LocationKind, Proxy, Test};
 use ptx_litmus::litmus::parse_file;
 use ptx_litmus::model::check;
 use ptx_litmus::outcome::Outcome;
 use ptx_litmus::verdict::{judge, Status};
-use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::path::PathBuf;
 
 /// How many of the tests below the CPU refuses (the inclusion check holds for all of them).
 const REFUSED: usize = 0;
-
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
-}
-
-fn corpus() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dat3m/litmus/PTX");
-    root.is_dir().then_some(root)
-}
 
 /// Whether the test names an alias, accesses memory through a non-generic proxy, or has a
 /// proxy fence.
@@ -47,14 +33,8 @@ fn aliased(test: &Test) -> bool {
 }
 
 fn alias_tests() -> Vec<(PathBuf, Test)> {
-    let mut all = Vec::new();
-    litmus_files(Path::new("litmus"), &mut all);
-    match corpus() {
-        Some(root) => litmus_files(&root, &mut all),
-        None => eprintln!("../shared/corpus is absent: only litmus/ is run"),
-    }
-    all.sort();
-    all.into_iter()
+    all_files()
+        .into_iter()
         .map(|p| {
             let t = parse_file(&p).unwrap_or_else(|e| panic!("{e}"));
             (p, t)
@@ -77,14 +57,7 @@ fn every_aliased_or_proxied_test_runs_and_shows_only_allowed_outcomes() {
         if check(&resolved).unwrap().allowed.len() < model.allowed.len() {
             narrowed += 1;
         }
-        let cancel = AtomicBool::new(false);
-        let mut params = RunParams::new(Budget::Instances(4_000), 7);
-        params.options.insert("batch".into(), "1000".into());
-        let control = Control {
-            cancel: &cancel,
-            progress: &mut |_| {},
-        };
-        let r = match cpu::run(test, &params, control) {
+        let r = match cpu_common::run(test, Budget::Instances(4_000), 7, Some(1_000)) {
             Ok(r) => r,
             Err(e) => {
                 refused.push(format!("{}: {e}", path.display()));

@@ -3,64 +3,33 @@
 //! a barrier whose thread count is loaded at run time synchronises exactly when the loaded
 //! count equals its partner's, and `bar.cta.red` computes the model's reductions.
 
-use ptx_litmus::harness::{cpu, Budget, Control, RunParams, TestRun};
+mod cpu_common;
+
+use cpu_common::{all_files, corpus};
+use ptx_litmus::harness::{Budget, TestRun};
 use ptx_litmus::litmus::ast::{Reg, Term, Test};
 use ptx_litmus::litmus::parse_file;
 use ptx_litmus::model::check;
 use ptx_litmus::outcome::Observable;
 use ptx_litmus::verdict::{judge, Status};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
 /// Each run uses every core; one at a time, so that runs do not starve each other.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn corpus() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dat3m/litmus/PTX");
-    root.is_dir().then_some(root)
-}
-
-fn litmus_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            litmus_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "litmus") {
-            out.push(p);
-        }
-    }
-}
-
 /// Tests with a CTA barrier (with aliases, proxies or clusters too).
 fn barrier_tests() -> Vec<PathBuf> {
-    let mut all = Vec::new();
-    litmus_files(Path::new("litmus"), &mut all);
-    match corpus() {
-        Some(root) => litmus_files(&root, &mut all),
-        None => eprintln!("../shared/corpus is absent: only litmus/ is run"),
-    }
+    let mut all = all_files();
     all.retain(|p| {
         let text = std::fs::read_to_string(p).unwrap();
         text.contains("bar.cta.")
     });
-    all.sort();
     all
 }
 
 fn run(test: &Test, budget: Budget, batch: usize) -> TestRun {
-    let cancel = AtomicBool::new(false);
-    let mut params = RunParams::new(budget, 7);
-    params.options.insert("batch".into(), batch.to_string());
-    cpu::run(
-        test,
-        &params,
-        Control {
-            cancel: &cancel,
-            progress: &mut |_| {},
-        },
-    )
-    .unwrap_or_else(|e| panic!("{}: {e}", test.name))
+    cpu_common::run(test, budget, 7, Some(batch)).unwrap_or_else(|e| panic!("{}: {e}", test.name))
 }
 
 #[test]

@@ -2,13 +2,14 @@
 //! `litmus/cluster/` run (none refused, every instance counted) with no outcome the model
 //! forbids, and a release arrive synchronises with the wait of another role of its cluster.
 
-use ptx_litmus::harness::{cpu, Budget, Control, RunParams, TestRun};
+mod cpu_common;
+
+use ptx_litmus::harness::{Budget, TestRun};
 use ptx_litmus::litmus::ast::Test;
 use ptx_litmus::litmus::parse_file;
 use ptx_litmus::model::check;
 use ptx_litmus::verdict::{judge, Status};
 use std::path::Path;
-use std::sync::atomic::AtomicBool;
 use std::sync::Mutex;
 
 /// Each run uses every core; one at a time, so that runs do not starve each other.
@@ -28,16 +29,7 @@ fn load(name: &str) -> Test {
 }
 
 fn run(test: &Test, budget: Budget) -> TestRun {
-    let cancel = AtomicBool::new(false);
-    cpu::run(
-        test,
-        &RunParams::new(budget, 11),
-        Control {
-            cancel: &cancel,
-            progress: &mut |_| {},
-        },
-    )
-    .unwrap_or_else(|e| panic!("{}: {e}", test.name))
+    cpu_common::run(test, budget, 11, None).unwrap_or_else(|e| panic!("{}: {e}", test.name))
 }
 
 #[test]
