@@ -13,6 +13,7 @@ pub mod outcome;
 pub mod report;
 pub mod results;
 pub mod sass;
+pub mod text;
 pub mod verdict;
 
 /// The git revision this binary was built from (`unknown` outside a checkout).

@@ -164,11 +164,10 @@ fn replay_reruns_the_recorded_tests_with_the_recorded_parameters() {
     let _ = std::fs::remove_dir_all(&out2);
 }
 
+/// Starts a long two-test CPU run into `out`, sends `signal` after 1.5 s, and waits for it;
+/// `None` when there is no `kill` command to send it.
 #[cfg(unix)]
-#[test]
-fn ctrl_c_keeps_what_was_counted_and_marks_it_partial() {
-    let _serial = serial();
-    let out = scratch("sigint");
+fn run_then_signal(out: &std::path::Path, signal: &str) -> Option<std::process::Output> {
     let mut child = Command::new(BIN)
         .args([
             "run",
@@ -188,32 +187,96 @@ fn ctrl_c_keeps_what_was_counted_and_marks_it_partial() {
         .unwrap();
     // Let it parse, check the model and count for a while before interrupting.
     std::thread::sleep(std::time::Duration::from_millis(1500));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
+    let sent = Command::new("kill")
+        .args([&format!("-{signal}"), &child.id().to_string()])
         .status();
-    if !killed.is_ok_and(|s| s.success()) {
+    if !sent.is_ok_and(|s| s.success()) {
         let _ = child.kill();
         let _ = child.wait();
-        eprintln!("skipping: no `kill` command to send SIGINT");
-        return;
+        eprintln!("skipping: no `kill` command to send SIG{signal}");
+        return None;
     }
-    let o = child.wait_with_output().unwrap();
+    Some(child.wait_with_output().unwrap())
+}
+
+/// Ctrl-C, `kill` (a Slurm time limit, `timeout`) and a closed terminal all stop the run
+/// after the current round, keep what was counted, and say so in the exit code (3).
+#[cfg(unix)]
+#[test]
+fn stop_signals_keep_what_was_counted_and_mark_it_partial() {
+    let _serial = serial();
+    for signal in ["INT", "TERM", "HUP"] {
+        let out = scratch(&format!("sig{signal}"));
+        let Some(o) = run_then_signal(&out, signal) else {
+            return;
+        };
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "SIG{signal}: {stderr}");
+        assert!(
+            stderr.contains(&format!("SIG{signal}: stopped")),
+            "{stderr}"
+        );
+        let set = read_result_set(&result_dir(&out)).unwrap();
+        assert!(set.run.partial);
+        assert!(set.run.elapsed_s < 30.0);
+        // Only the first test ran, partly, and what it counted is kept.
+        assert_eq!(set.tests.len(), 1);
+        assert!(set.tests[0].instances() > 0);
+        assert_eq!(
+            set.tests[0].notes.get("partial").map(String::as_str),
+            Some("true")
+        );
+        assert!(!result_dir(&out).join(".lock").exists());
+        let _ = std::fs::remove_dir_all(&out);
+    }
+}
+
+/// A run killed outright (SIGKILL, an OOM kill, a node failure) still leaves a readable result
+/// set: every finished test's record, and a run.json that says the set is partial.
+#[cfg(unix)]
+#[test]
+fn a_killed_run_keeps_every_finished_test() {
+    let _serial = serial();
+    let out = scratch("sigkill");
+    let mut child = Command::new(BIN)
+        .args(["run", "--backend", "cpu", "--quiet", "--time", "2"])
+        .args(["--out", out.to_str().unwrap(), "--run-id", "killed"])
+        .args([
+            "litmus/sb/SB+rlx.gpu+rlx.gpu.litmus",
+            "litmus/mp/MP+rel.gpu+acq.gpu.litmus",
+        ])
+        .spawn()
+        .unwrap();
+    // The first test takes 2 s; kill during the second.
+    std::thread::sleep(std::time::Duration::from_millis(3000));
+    child.kill().unwrap();
+    let _ = child.wait();
+    let dir = result_dir(&out);
+    let set = read_result_set(&dir).unwrap();
+    assert!(set.run.partial, "a killed run must read as partial");
+    assert_eq!(set.tests.len(), 1, "the finished test's record is kept");
+    // Tests run in path order: `mp/` before `sb/`.
+    assert_eq!(set.tests[0].name, "MP+rel.gpu+acq.gpu");
+    // A later run may take the set over: the dead run's lock is stale.
+    let o = Command::new(BIN)
+        .args([
+            "run",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--iterations",
+            "100",
+            "--force",
+        ])
+        .args(["--out", out.to_str().unwrap(), "--run-id", "killed"])
+        .arg("litmus/sb/SB+rlx.gpu+rlx.gpu.litmus")
+        .output()
+        .unwrap();
     assert_eq!(
         o.status.code(),
         Some(0),
         "{}",
         String::from_utf8_lossy(&o.stderr)
-    );
-    assert!(String::from_utf8_lossy(&o.stderr).contains("interrupted"));
-    let set = read_result_set(&result_dir(&out)).unwrap();
-    assert!(set.run.partial);
-    assert!(set.run.elapsed_s < 30.0);
-    // Only the first test ran, partly, and what it counted is kept.
-    assert_eq!(set.tests.len(), 1);
-    assert!(set.tests[0].instances() > 0);
-    assert_eq!(
-        set.tests[0].notes.get("partial").map(String::as_str),
-        Some("true")
     );
     let _ = std::fs::remove_dir_all(&out);
 }

@@ -7,6 +7,7 @@ use crate::litmus::ast::{CmpOp, Prop, Quantifier, Term, Test};
 use crate::litmus::{self, hash};
 use crate::model::{self, dot, explain, CheckResult, ModelVerdict};
 use crate::outcome::{Observable, Outcome};
+use crate::text::pad;
 use serde_json::{json, Map, Value as Json};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -155,7 +156,7 @@ fn text(test: &Test, v: &ModelVerdict, secs: f64) -> String {
         .unwrap_or(0);
     for o in &v.allowed {
         let tag = if v.sc.contains(o) { "sc" } else { "weak" };
-        let _ = writeln!(s, "{:width$}  ({tag})", o.display(obs).to_string());
+        let _ = writeln!(s, "{}  ({tag})", pad(&o.display(obs).to_string(), width));
     }
     let _ = writeln!(
         s,

@@ -46,7 +46,7 @@ pub fn run(args: &ListArgs) -> Result<Exit, AppError> {
         let line: Vec<String> = row
             .iter()
             .zip(widths)
-            .map(|(cell, w)| format!("{cell:w$}"))
+            .map(|(cell, w)| crate::text::pad(cell, w))
             .collect();
         println!("{}", line.join("  ").trim_end());
     }

@@ -27,6 +27,8 @@ pub enum Exit {
     Finding = 1,
     /// An error: bad input, a missing tool or driver, a failed write.
     Error = 2,
+    /// Stopped early (a stop signal) with no finding and no error: the results are partial.
+    Partial = 3,
 }
 
 /// An error that ends a command, already phrased for the user.
@@ -34,6 +36,7 @@ pub type AppError = Box<dyn std::error::Error>;
 
 /// Parses the command line, runs the command, and returns the exit code.
 pub fn main() -> i32 {
+    interrupt::default_sigpipe();
     let cli = Cli::parse();
     match run(cli) {
         Ok(exit) => exit as i32,

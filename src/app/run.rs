@@ -2,9 +2,10 @@
 //!
 //! Exit codes: 1 when some test showed a forbidden or unexpected outcome (a violation, even if
 //! other tests had errors: the finding matters most), else 2 when a test could not be read or
-//! a backend failed, else 0. A test the model or the backend cannot handle is reported,
-//! recorded in `skipped_tests`, and the batch goes on. Ctrl-C stops the running test after its
-//! current round; what was counted is written, marked `"partial": true`.
+//! a backend failed, else 3 when the run stopped early (a signal), else 0. A test the model or
+//! the backend cannot handle is reported, recorded in `skipped_tests`, and the batch goes on.
+//! Each test's record is written as the test finishes; SIGINT, SIGTERM or SIGHUP stops the
+//! running test after its current round, and the set is completed, marked `"partial": true`.
 
 use super::{interrupt, options_map, AppError, Exit};
 use crate::cli::RunArgs;
@@ -51,26 +52,7 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         }
         .map_err(|e| format!("-o: {e}"))?;
     }
-
-    let files = if args.replay.is_some() {
-        plan.paths.clone()
-    } else {
-        let found = litmus::discover(&plan.paths)?;
-        match plan.shard {
-            Some(s) => s
-                .select(
-                    &found
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>(),
-                )
-                .into_iter()
-                .map(PathBuf::from)
-                .collect(),
-            None => found,
-        }
-    };
-
+    let (files, unreadable) = select_files(&plan, args.replay.is_some());
     let now = unix_secs();
     let run_id = args
         .run_id
@@ -86,107 +68,206 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
     record.provenance = harness::provenance(backend);
     record.shard = plan.shard;
     record.test_paths = files.iter().map(|p| p.display().to_string()).collect();
-
-    interrupt::install();
-    let started = Instant::now();
-    let bar = progress_bar(files.len() as u64, args.quiet);
-    // The GPU backend keeps each kernel's driver-compiled cubin, PTX and JIT log with the result
-    // set, for `cuobjdump -sass`; the directory is not a parameter of the run (replays write
-    // their own).
+    if litmus::file_stem(&record.run_id).len() > results::MAX_STEM_BYTES {
+        return Err(format!(
+            "--run-id: longer than {} bytes; it names the result set's directory",
+            results::MAX_STEM_BYTES
+        )
+        .into());
+    }
     let dir = results::default_dir(&args.out, &record);
-    let mut run_params = plan.params.clone();
+    // The target is checked and locked before the first test runs, so that a bad --out, an
+    // existing set or a concurrent run costs nothing.
+    let writer = results::SetWriter::create(&dir, &record, args.force)?;
+    let mut batch = Batch::new(record, writer, backend, args.quiet, files.len());
+    for (path, why) in unreadable {
+        batch.errors += 1;
+        batch.skip(&path, why);
+    }
+    batch.run_params = run_params(&plan.params, backend, &dir);
+    interrupt::install();
+    for path in &files {
+        if interrupt::requested() {
+            break;
+        }
+        batch.run_test(path)?;
+    }
+    batch.finish(&dir)
+}
+
+/// The test files of the plan, and the paths that could not be searched (each with the
+/// reason); one missing path does not stop the others.
+fn select_files(plan: &Plan, replay: bool) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
+    if replay {
+        return (plan.paths.clone(), Vec::new());
+    }
+    let mut found = Vec::new();
+    let mut unreadable = Vec::new();
+    for p in &plan.paths {
+        match litmus::discover(std::slice::from_ref(p)) {
+            Ok(f) => found.extend(f),
+            Err(e) => unreadable.push((p.clone(), e.to_string())),
+        }
+    }
+    let found = litmus::dedup_files(found);
+    let files = match plan.shard {
+        Some(s) => {
+            let shown: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
+            s.select(&shown).into_iter().map(PathBuf::from).collect()
+        }
+        None => found,
+    };
+    (files, unreadable)
+}
+
+/// The backend parameters of every test: the GPU backend keeps each kernel's driver-compiled
+/// cubin, PTX and JIT log with the result set, for `cuobjdump -sass` (the directory is not a
+/// parameter of the run: replays write their own).
+fn run_params(params: &RunParams, backend: Backend, dir: &Path) -> RunParams {
+    let mut p = params.clone();
     if backend == Backend::Cuda {
-        run_params
-            .options
+        p.options
             .entry("sass_dir".into())
             .or_insert_with(|| dir.join("sass").display().to_string());
     }
-    let mut tests: Vec<TestRecord> = Vec::new();
-    let mut errors = 0usize;
-    let mut violations = 0u64;
-    for path in &files {
-        if interrupt::requested() {
-            record.partial = true;
-            break;
+    p
+}
+
+/// A run in progress: its record, the result set being written, and what went wrong so far.
+struct Batch {
+    record: RunRecord,
+    writer: results::SetWriter,
+    backend: Backend,
+    run_params: RunParams,
+    bar: ProgressBar,
+    started: Instant,
+    errors: usize,
+    violations: u64,
+}
+
+impl Batch {
+    fn new(
+        record: RunRecord,
+        writer: results::SetWriter,
+        backend: Backend,
+        quiet: bool,
+        tests: usize,
+    ) -> Batch {
+        Batch {
+            record,
+            writer,
+            backend,
+            run_params: RunParams::new(Budget::Instances(0), 0),
+            bar: progress_bar(tests as u64, quiet),
+            started: Instant::now(),
+            errors: 0,
+            violations: 0,
         }
+    }
+
+    /// Reports a test that did not run and records it in `skipped_tests`.
+    fn skip(&mut self, path: &Path, reason: String) {
         let shown = path.display().to_string();
-        let skip = |record: &mut RunRecord, bar: &ProgressBar, reason: String| {
-            // A parse error already starts with `path:line:col`.
-            if reason.starts_with(&shown) {
-                bar.suspend(|| eprintln!("ptx-litmus: skip {reason}"));
-            } else {
-                bar.suspend(|| eprintln!("ptx-litmus: skip {shown}: {reason}"));
-            }
-            record.skipped_tests.push(SkippedTest {
-                path: shown.clone(),
-                reason,
-            });
-            bar.inc(1);
+        // A parse error already starts with `path:line:col`.
+        let line = if reason.starts_with(&shown) {
+            reason.clone()
+        } else {
+            format!("{shown}: {reason}")
         };
+        self.bar.suspend(|| eprintln!("ptx-litmus: skip {line}"));
+        self.record.skipped_tests.push(SkippedTest {
+            path: shown,
+            reason,
+        });
+        self.bar.inc(1);
+    }
+
+    /// Checks, runs and judges one test, and writes its record at once. Only a failed write
+    /// ends the batch: every other failure is reported and skipped.
+    fn run_test(&mut self, path: &Path) -> Result<(), AppError> {
         let test = match litmus::parse_file(path) {
             Ok(t) => t,
             Err(e) => {
-                errors += 1;
-                skip(&mut record, &bar, e.to_string());
-                continue;
+                self.errors += 1;
+                self.skip(path, e.to_string());
+                return self.checkpoint();
             }
         };
         let verdict = match model::check(&test) {
             Ok(v) => v,
             Err(e) => {
-                skip(&mut record, &bar, format!("model: {e}"));
-                continue;
+                self.skip(path, format!("model: {e}"));
+                return self.checkpoint();
             }
         };
-        let observed = match run_one(backend, &test, &verdict, &run_params, violations, &bar) {
+        let b = self.backend.as_str();
+        let observed = match run_one(
+            self.backend,
+            &test,
+            &verdict,
+            &self.run_params,
+            self.violations,
+            &self.bar,
+        ) {
             Ok(r) => r,
             Err(RunError::Unsupported(why)) => {
-                skip(
-                    &mut record,
-                    &bar,
-                    format!("{} backend: {why}", backend.as_str()),
-                );
-                continue;
+                self.skip(path, format!("{b} backend: {why}"));
+                return self.checkpoint();
             }
             Err(RunError::Failed(why)) => {
-                errors += 1;
-                skip(
-                    &mut record,
-                    &bar,
-                    format!("{} backend: {why}", backend.as_str()),
-                );
-                continue;
+                self.errors += 1;
+                self.skip(path, format!("{b} backend: {why}"));
+                return self.checkpoint();
             }
         };
-        let rec = test_record(&test, &shown, &verdict, &observed)?;
+        let rec = test_record(&test, &path.display().to_string(), &verdict, &observed)?;
         if rec.verdict.status == Status::Violation {
-            bar.suspend(|| report_violation(&rec, backend));
-            violations += rec.verdict.counts.forbidden + rec.verdict.counts.unexpected;
+            self.bar.suspend(|| report_violation(&rec, self.backend));
+            self.violations += rec.verdict.counts.forbidden + rec.verdict.counts.unexpected;
         }
         if observed.info.partial {
-            record.partial = true;
+            self.record.partial = true;
         }
-        tests.push(rec);
-        bar.inc(1);
+        self.writer.add(rec)?;
+        self.bar.inc(1);
+        self.checkpoint()
     }
-    bar.finish_and_clear();
-    if interrupt::requested() {
-        record.partial = true;
-        eprintln!("ptx-litmus: interrupted; writing what was counted, marked partial");
-    }
-    record.elapsed_s = started.elapsed().as_secs_f64();
-    record.finished = results::time::rfc3339(unix_secs());
 
-    results::write_result_set(&dir, &record, &tests, args.force)?;
-    print!("{}", report::summary::render(&record, &tests));
-    println!("result set: {}", dir.display());
-    Ok(if violations > 0 {
-        Exit::Finding
-    } else if errors > 0 {
-        Exit::Error
-    } else {
-        Exit::Success
-    })
+    /// Rewrites `run.json` with the skipped tests and time so far.
+    fn checkpoint(&mut self) -> Result<(), AppError> {
+        self.record.elapsed_s = self.started.elapsed().as_secs_f64();
+        Ok(self.writer.update(&self.record)?)
+    }
+
+    /// Completes the result set, prints the summary, and maps the outcome to the exit code.
+    fn finish(mut self, dir: &Path) -> Result<Exit, AppError> {
+        self.bar.finish_and_clear();
+        let done = self.writer.tests().len() + self.record.skipped_tests.len();
+        if interrupt::requested() || done < self.record.test_paths.len() {
+            self.record.partial = true;
+        }
+        if let Some(sig) = interrupt::signal_name() {
+            eprintln!(
+                "ptx-litmus: {sig}: stopped; the result set keeps what was counted, marked partial"
+            );
+        }
+        self.record.elapsed_s = self.started.elapsed().as_secs_f64();
+        self.record.finished = results::time::rfc3339(unix_secs());
+        let tests = self.writer.tests().to_vec();
+        let partial = self.record.partial;
+        self.writer.finish(&self.record)?;
+        print!("{}", report::summary::render(&self.record, &tests));
+        println!("result set: {}", dir.display());
+        Ok(if self.violations > 0 {
+            Exit::Finding
+        } else if self.errors > 0 {
+            Exit::Error
+        } else if partial {
+            Exit::Partial
+        } else {
+            Exit::Success
+        })
+    }
 }
 
 fn cli_plan(args: &RunArgs) -> Result<Plan, AppError> {

@@ -2,12 +2,38 @@
 
 use super::ast::Test;
 use super::error::ParseError;
+use std::collections::BTreeSet;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-/// Reads and parses one test file; an unreadable file is an error naming it.
+/// The largest test file read, in bytes: the biggest published test is a few KiB, and a bound
+/// keeps a mistaken path (a device, a huge log) from filling memory.
+pub const MAX_TEST_BYTES: u64 = 4 << 20;
+
+/// Reads and parses one test file; an unreadable, oversized or non-UTF-8 file is an error
+/// naming it (and, for bad UTF-8, the line, column and byte offset of the first bad byte).
 pub fn parse_file(path: &Path) -> Result<Test, ParseError> {
-    let source = std::fs::read_to_string(path)
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_TEST_BYTES + 1).read_to_end(&mut bytes))
         .map_err(|e| ParseError::io(path, format!("cannot read: {e}")))?;
+    if bytes.len() as u64 > MAX_TEST_BYTES {
+        return Err(ParseError::io(
+            path,
+            format!("larger than {MAX_TEST_BYTES} bytes; not a litmus test"),
+        ));
+    }
+    let source = String::from_utf8(bytes).map_err(|e| {
+        let good = e.utf8_error().valid_up_to();
+        let text = String::from_utf8_lossy(&e.as_bytes()[..good]);
+        let line = text.matches('\n').count() + 1;
+        let column = text.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+        ParseError::semantic(
+            path,
+            super::Pos { line, column },
+            format!("invalid UTF-8 at byte offset {good}"),
+        )
+    })?;
     super::parse(&source, path)
 }
 
@@ -32,22 +58,40 @@ pub fn file_stem(name: &str) -> String {
 }
 
 /// The test files under `paths`: files as given, directories searched recursively for
-/// `*.litmus`; sorted and without repeats. A missing path is an error naming it.
+/// `*.litmus` (each directory once, so symbolic-link loops end); sorted and without repeats,
+/// also none reached under two spellings (see [`dedup_files`]). A missing path is an error
+/// naming it.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ParseError> {
     let mut out = Vec::new();
+    let mut seen_dirs = BTreeSet::new();
     for p in paths {
-        discover_one(p, &mut out)?;
+        discover_one(p, &mut out, &mut seen_dirs)?;
     }
-    out.sort();
-    out.dedup();
-    Ok(out)
+    Ok(dedup_files(out))
 }
 
-fn discover_one(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), ParseError> {
+/// `files` sorted, keeping the first spelling of each file: `a/t.litmus`, `./a/t.litmus` and
+/// a symbolic link to it are one test, so it runs once and writes one record.
+pub fn dedup_files(mut files: Vec<PathBuf>) -> Vec<PathBuf> {
+    files.sort();
+    let mut seen = BTreeSet::new();
+    files.retain(|f| seen.insert(std::fs::canonicalize(f).unwrap_or_else(|_| f.clone())));
+    files
+}
+
+fn discover_one(
+    path: &Path,
+    out: &mut Vec<PathBuf>,
+    seen_dirs: &mut BTreeSet<PathBuf>,
+) -> Result<(), ParseError> {
     let meta =
         std::fs::metadata(path).map_err(|e| ParseError::io(path, format!("cannot open: {e}")))?;
     if !meta.is_dir() {
         out.push(path.to_path_buf());
+        return Ok(());
+    }
+    let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+    if !seen_dirs.insert(canonical) {
         return Ok(());
     }
     let entries =
@@ -56,7 +100,7 @@ fn discover_one(path: &Path, out: &mut Vec<PathBuf>) -> Result<(), ParseError> {
         let entry = entry.map_err(|e| ParseError::io(path, format!("cannot list: {e}")))?;
         let p = entry.path();
         if p.is_dir() {
-            discover_one(&p, out)?;
+            discover_one(&p, out, seen_dirs)?;
         } else if p.extension().is_some_and(|e| e == "litmus") {
             out.push(p);
         }
@@ -75,8 +119,7 @@ pub fn load(paths: &[PathBuf]) -> Vec<(PathBuf, Result<Test, ParseError>)> {
             Err(e) => out.push((p.clone(), Err(e))),
         }
     }
-    files.sort();
-    files.dedup();
+    let files = dedup_files(files);
     out.extend(files.into_iter().map(|f| {
         let r = parse_file(&f);
         (f, r)

@@ -191,7 +191,11 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Token>, LexError> {
         } else if c.is_ascii_digit() {
             lex_int(&mut cur, pos)?
         } else if is_ident_start(c) {
-            let mut s = String::new();
+            // The first character is taken unconditionally: `%` and `$` may start a word but
+            // not continue one, and a loop that only takes continuing characters would never
+            // move past them.
+            let mut s = String::from(c);
+            cur.bump();
             loop {
                 match cur.peek() {
                     Some(c) if is_ident_continue(c) => {
@@ -321,6 +325,18 @@ mod tests {
 
     fn toks(src: &str) -> Vec<Tok> {
         lex(src).unwrap().into_iter().map(|t| t.tok).collect()
+    }
+
+    #[test]
+    fn percent_and_dollar_words_end() {
+        // A lone `%` or `$` is a word of its own; lexing must move past it.
+        let t = toks("PTX t { % ,$ %r1 s@$");
+        assert_eq!(t[3], Tok::Ident("%".into()));
+        assert_eq!(t[4], Tok::Punct(","));
+        assert_eq!(t[5], Tok::Ident("$".into()));
+        assert_eq!(t[6], Tok::Ident("%r1".into()));
+        assert_eq!(t[9], Tok::Ident("$".into()));
+        assert_eq!(t.last(), Some(&Tok::Eof));
     }
 
     #[test]

@@ -56,9 +56,16 @@ pub(crate) struct Parser<'a> {
     pub path: &'a Path,
     toks: Vec<Token>,
     i: usize,
+    /// Parentheses and negations open around the current token of a condition.
+    nesting: usize,
     /// Positions collected so far.
     pub spans: Spans,
 }
+
+/// The deepest condition accepted: far beyond any real test (a `forall` listing every outcome
+/// of a large test is a few hundred deep), and shallow enough for every stage that walks it
+/// recursively to stay within a thread's stack.
+const MAX_PROP_DEPTH: usize = 1000;
 
 /// Parses a whole test; `Spans` carry positions for `validate`.
 pub(crate) fn parse_document(src: &str, path: &Path) -> Result<(Test, Spans), ParseError> {
@@ -68,6 +75,7 @@ pub(crate) fn parse_document(src: &str, path: &Path) -> Result<(Test, Spans), Pa
         path,
         toks,
         i: 0,
+        nesting: 0,
         spans: Spans::default(),
     };
     let test = p.test()?;
@@ -140,12 +148,23 @@ impl<'a> Parser<'a> {
         let k = usize::from(neg);
         match self.peek_at(k) {
             Tok::Int(v) => {
-                let v = *v;
+                let v = if neg { -*v } else { *v };
+                if !(i64::from(i32::MIN)..=i64::from(u32::MAX)).contains(&v) {
+                    // The kernels compute in 32 bits: a wider constant would be allowed by the
+                    // model yet never observable on the GPU.
+                    let at = self.toks[self.i + k].pos;
+                    return Err(ParseError::syntax(
+                        self.path,
+                        at,
+                        format!("`{v}`"),
+                        "a 32-bit value (-2147483648 to 4294967295)",
+                    ));
+                }
                 self.bump();
                 if neg {
                     self.bump();
                 }
-                Ok(if neg { -v } else { v })
+                Ok(v)
             }
             _ => {
                 if neg {
@@ -541,43 +560,66 @@ impl<'a> Parser<'a> {
             }
         };
         self.bump();
-        let prop = self.prop_or()?;
+        let (prop, _) = self.prop_or()?;
         Ok(Condition { quantifier, prop })
     }
 
-    fn prop_or(&mut self) -> Result<Prop, ParseError> {
-        let mut p = self.prop_and()?;
+    // Each proposition parser returns the depth of the tree it built, so that a condition
+    // nested (or chained) deeper than `MAX_PROP_DEPTH` is refused here rather than overflowing
+    // the stack of every later stage that walks it.
+    fn prop_or(&mut self) -> Result<(Prop, usize), ParseError> {
+        let (mut p, mut d) = self.prop_and()?;
         while self.eat("\\/") {
-            p = Prop::Or(Box::new(p), Box::new(self.prop_and()?));
+            let (q, e) = self.prop_and()?;
+            d = self.deeper(d.max(e))?;
+            p = Prop::Or(Box::new(p), Box::new(q));
         }
-        Ok(p)
+        Ok((p, d))
     }
 
-    fn prop_and(&mut self) -> Result<Prop, ParseError> {
-        let mut p = self.prop_unary()?;
+    fn prop_and(&mut self) -> Result<(Prop, usize), ParseError> {
+        let (mut p, mut d) = self.prop_unary()?;
         while self.eat("/\\") {
-            p = Prop::And(Box::new(p), Box::new(self.prop_unary()?));
+            let (q, e) = self.prop_unary()?;
+            d = self.deeper(d.max(e))?;
+            p = Prop::And(Box::new(p), Box::new(q));
         }
-        Ok(p)
+        Ok((p, d))
     }
 
-    fn prop_unary(&mut self) -> Result<Prop, ParseError> {
+    fn deeper(&self, depth: usize) -> Result<usize, ParseError> {
+        if depth >= MAX_PROP_DEPTH {
+            return Err(
+                self.unexpected(format!("a condition nested at most {MAX_PROP_DEPTH} deep"))
+            );
+        }
+        Ok(depth + 1)
+    }
+
+    fn prop_unary(&mut self) -> Result<(Prop, usize), ParseError> {
         if self.eat("~") {
-            return Ok(Prop::Not(Box::new(self.prop_unary()?)));
+            self.deeper(self.nesting)?;
+            self.nesting += 1;
+            let (p, d) = self.prop_unary()?;
+            self.nesting -= 1;
+            return Ok((Prop::Not(Box::new(p)), self.deeper(d)?));
         }
         if self.eat("(") {
+            self.deeper(self.nesting)?;
+            self.nesting += 1;
             let p = self.prop_or()?;
+            self.nesting -= 1;
             self.expect(")", "`)`, `/\\` or `\\/`")?;
             return Ok(p);
         }
         match &self.peek().tok {
             Tok::Ident(w) if w == "true" => {
                 self.bump();
-                return Ok(Prop::True);
+                return Ok((Prop::True, 1));
             }
             Tok::Ident(w) if w == "false" => {
                 self.bump();
-                return Ok(Prop::False);
+                return Ok((Prop::False, 1));
             }
             _ => {}
         }
@@ -593,7 +635,7 @@ impl<'a> Parser<'a> {
         };
         self.bump();
         let rhs = self.term()?;
-        Ok(Prop::Cmp { lhs, op, rhs })
+        Ok((Prop::Cmp { lhs, op, rhs }, 1))
     }
 
     fn term(&mut self) -> Result<Term, ParseError> {

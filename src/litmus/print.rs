@@ -97,7 +97,7 @@ fn table(threads: &[Thread]) -> String {
         let cells: Vec<String> = columns
             .iter()
             .zip(&widths)
-            .map(|(c, w)| format!("{:w$}", c[r], w = *w))
+            .map(|(c, w)| crate::text::pad(&c[r], *w))
             .collect();
         let _ = writeln!(out, " {} ;", cells.join(" | "));
     }

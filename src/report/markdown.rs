@@ -6,9 +6,36 @@ use crate::results::ResultSet;
 use crate::verdict::Status;
 use std::fmt::Write;
 
-/// Escapes the characters that would break a Markdown table cell.
+/// Text shown as written: the characters that can format, link, open HTML or an entity, or
+/// split a cell are backslash-escaped, so a test name such as `a_b*c|d` or `<img>` shows as
+/// itself. (Characters that matter only at the start of a line never start one here.)
 fn cell(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('|', "\\|")
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '!'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A code span showing `s` verbatim: backslashes are literal inside code, so only `|` is
+/// escaped (GitHub tables split on it even there), and the fence is one backtick longer than
+/// any run of backticks in `s`.
+fn code(s: &str) -> String {
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let body = s.replace('|', "\\|").replace('\n', " ");
+    let pad = if body.starts_with('`') || body.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{body}{pad}{fence}")
 }
 
 /// The whole document. `stems` gives each test's file stem (same order as `set.tests`).
@@ -35,9 +62,15 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
         any = true;
         let parts: Vec<String> = table::violating_outcomes(t)
             .into_iter()
-            .map(|(text, n, class)| format!("`{text}` ×{n} ({})", class.as_str()))
+            .map(|(text, n, class)| format!("{} ×{n} ({})", code(&text), class.as_str()))
             .collect();
-        let _ = writeln!(m, "- **{}** (`{}`): {}", t.name, t.path, parts.join("; "));
+        let _ = writeln!(
+            m,
+            "- **{}** ({}): {}",
+            cell(&t.name),
+            code(&t.path),
+            parts.join("; ")
+        );
     }
     if !any {
         let _ = writeln!(m, "No test observed an outcome the PTX model forbids.");
@@ -79,10 +112,10 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
         let r = Row::of(t);
         let _ = writeln!(
             m,
-            "| {} | {} | `{}` | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             r.status,
             cell(&t.name),
-            cell(&t.condition),
+            code(&t.condition),
             r.observed,
             r.instances,
             cell(&r.weak_seen),
@@ -96,12 +129,12 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
     for t in &ordered {
         let i = set.tests.iter().position(|x| std::ptr::eq(x, *t));
         let stem = i.and_then(|i| stems.get(i)).cloned().unwrap_or_default();
-        let _ = writeln!(m, "![{}](plots/{stem}.png)\n", t.name);
+        let _ = writeln!(m, "![{}](plots/{stem}.png)\n", cell(&t.name));
     }
     if !run.skipped_tests.is_empty() {
         let _ = writeln!(m, "## Not run\n");
         for s in &run.skipped_tests {
-            let _ = writeln!(m, "- `{}`: {}", s.path, s.reason);
+            let _ = writeln!(m, "- {}: {}", code(&s.path), cell(&s.reason));
         }
         m.push('\n');
     }

@@ -3,6 +3,7 @@
 
 use super::format;
 use crate::results::{RunRecord, TestRecord};
+use crate::text::pad;
 use crate::verdict::Status;
 use std::fmt::Write;
 
@@ -23,12 +24,17 @@ pub fn render(run: &RunRecord, tests: &[TestRecord]) -> String {
         run.parameters.seed,
         if run.partial { ", PARTIAL" } else { "" }
     );
-    let name_w = tests.iter().map(|t| t.name.len()).max().unwrap_or(4).max(4);
+    let name_w = tests
+        .iter()
+        .map(|t| t.name.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     let _ = writeln!(
         s,
-        "{:<10}  {:<name_w$}  {:>15}  {:>13}  {:>13}  {:>9}  {:>9}  {:<9}  {:>9}",
+        "{:<10}  {}  {:>15}  {:>13}  {:>13}  {:>9}  {:>9}  {:<9}  {:>9}",
         "status",
-        "test",
+        pad("test", name_w),
         "instances",
         "sc",
         "weak",
@@ -46,9 +52,9 @@ pub fn render(run: &RunRecord, tests: &[TestRecord]) -> String {
         };
         let _ = writeln!(
             s,
-            "{:<10}  {:<name_w$}  {:>15}  {:>13}  {:>13}  {:>9}  {:>9}  {:<9}  {:>9}",
+            "{:<10}  {}  {:>15}  {:>13}  {:>13}  {:>9}  {:>9}  {:<9}  {:>9}",
             status,
-            t.name,
+            pad(&t.name, name_w),
             format::count(v.instances),
             format::count(v.counts.sc),
             format::count(v.counts.weak),

@@ -48,6 +48,21 @@ pub enum ResultsError {
         /// The file.
         path: PathBuf,
     },
+    /// The record parses but breaks an invariant (counts that do not add up, a class the model
+    /// data contradict, a test missing from a complete run).
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The field and what is wrong with it.
+        message: String,
+    },
+    /// Another process is writing the result set.
+    Locked {
+        /// The lock file.
+        path: PathBuf,
+        /// Its owner, `pid@host`.
+        owner: String,
+    },
     /// Result sets that cannot be combined.
     Incompatible {
         /// Why.
@@ -93,6 +108,16 @@ impl fmt::Display for ResultsError {
                 f,
                 "{}: already exists; refusing to overwrite it without --force",
                 path.display()
+            ),
+            ResultsError::Invalid { path, message } => {
+                write!(f, "{}: inconsistent record: {message}", path.display())
+            }
+            ResultsError::Locked { path, owner } => write!(
+                f,
+                "{}: another run ({}) is writing this result set; choose another --run-id, or \
+                 remove the lock if that run is gone",
+                path.display(),
+                owner.trim()
             ),
             ResultsError::Incompatible { message } => f.write_str(message),
         }

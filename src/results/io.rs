@@ -2,8 +2,9 @@
 //! `run.json`, `tests/<name>.json`, and the litmus7-style `run.log`.
 
 use super::error::ResultsError;
-use super::log;
 use super::record::{RunRecord, TestRecord, RUN_FORMAT, SCHEMA_VERSION, TEST_FORMAT};
+use super::validate;
+use super::writer::SetWriter;
 use crate::litmus::file_stem;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -29,48 +30,23 @@ pub const TESTS_DIR: &str = "tests";
 /// The litmus7-style log inside a result set.
 pub const LOG_FILE: &str = "run.log";
 
-/// Writes `run`, one file per test and the litmus7-style log into `dir`, creating it. Refuses
-/// to overwrite an existing result set unless `force`; with `force` the old per-test records
-/// are removed first so that none survives into the new set.
+/// Writes `run`, one file per test and the litmus7-style log into `dir`, creating and
+/// locking it (see [`SetWriter`]). Refuses to overwrite an existing result set unless `force`;
+/// with `force` the old set (records, log, report, plots) is removed first so that none of it
+/// survives into the new one.
 pub fn write_result_set(
     dir: &Path,
     run: &RunRecord,
     tests: &[TestRecord],
     force: bool,
 ) -> Result<(), ResultsError> {
-    let run_path = dir.join(RUN_FILE);
-    let tests_dir = dir.join(TESTS_DIR);
-    let log_path = dir.join(LOG_FILE);
-    if !force {
-        for p in [&run_path, &log_path] {
-            if p.exists() {
-                return Err(ResultsError::Exists { path: p.clone() });
-            }
-        }
-    }
+    let mut w = SetWriter::create(dir, run, force)?;
     let mut sorted: Vec<&TestRecord> = tests.iter().collect();
     sorted.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
-    let files: Vec<String> = record_stems(&sorted)
-        .into_iter()
-        .map(|s| format!("{s}.json"))
-        .collect();
-    if !force {
-        for f in &files {
-            let p = tests_dir.join(f);
-            if p.exists() {
-                return Err(ResultsError::Exists { path: p });
-            }
-        }
+    for t in sorted {
+        w.add(t.clone())?;
     }
-    create_dir(&tests_dir)?;
-    if force {
-        remove_json_files(&tests_dir)?;
-    }
-    for (t, f) in sorted.iter().zip(&files) {
-        write_json(&tests_dir.join(f), *t)?;
-    }
-    write_json(&run_path, run)?;
-    write_text(&log_path, &log::render(run, &sorted))
+    w.finish(run)
 }
 
 /// Reads a result set written by [`write_result_set`] (or merged), checking every record's
@@ -104,8 +80,16 @@ pub fn read_result_set(dir: &Path) -> Result<ResultSet, ResultsError> {
             },
             other => other,
         })?;
+        validate::test_record(&t).map_err(|message| ResultsError::Invalid {
+            path: p.clone(),
+            message,
+        })?;
         tests.push(t);
     }
+    validate::run_complete(&run, &tests).map_err(|message| ResultsError::Invalid {
+        path: dir.join(RUN_FILE),
+        message,
+    })?;
     tests.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
     Ok(ResultSet {
         dir: dir.to_path_buf(),
@@ -161,23 +145,51 @@ pub fn read_record<T: DeserializeOwned>(path: &Path, format: &str) -> Result<T, 
     })
 }
 
-/// The file stem of each test's files (record, plot), same order as `tests`: the name with
-/// characters outside `[A-Za-z0-9._+-]` replaced, and the hash appended where two tests share
-/// a stem.
+/// The longest file stem given to a test's files, in bytes: far below the 255-byte limit of
+/// common file systems, leaving room for the hash, a counter and the extension.
+pub const MAX_STEM_BYTES: usize = 120;
+
+/// The file stem of each test's files (record, plot), same order as `tests`; see
+/// [`StemAllocator`].
 pub fn record_stems(tests: &[&TestRecord]) -> Vec<String> {
-    let stems: Vec<String> = tests.iter().map(|t| file_stem(&t.name)).collect();
-    stems
-        .iter()
-        .zip(tests)
-        .map(|(s, t)| {
-            if stems.iter().filter(|o| *o == s).count() > 1 {
-                let h: String = t.hash.chars().take(12).collect();
-                format!("{s}-{}", file_stem(&h))
-            } else {
-                s.clone()
+    let mut stems = StemAllocator::default();
+    tests.iter().map(|t| stems.next(&t.name, &t.hash)).collect()
+}
+
+/// Gives each test of a set a distinct, bounded file stem as it arrives: the name with
+/// characters outside `[A-Za-z0-9._+-]` replaced and cut to [`MAX_STEM_BYTES`], then the hash
+/// appended when that stem is taken (two tests of one name), then a counter when that is taken
+/// too (one test reached through two paths).
+#[derive(Clone, Debug, Default)]
+pub struct StemAllocator {
+    used: BTreeSet<String>,
+}
+
+impl StemAllocator {
+    /// The stem for a test of this name and hash, never one given before.
+    pub fn next(&mut self, name: &str, hash: &str) -> String {
+        let mut base = file_stem(name);
+        if base.len() > MAX_STEM_BYTES {
+            let mut cut = MAX_STEM_BYTES;
+            while !base.is_char_boundary(cut) {
+                cut -= 1;
             }
-        })
-        .collect()
+            base.truncate(cut);
+        }
+        let short: String = file_stem(hash).chars().take(12).collect();
+        let mut stem = base.clone();
+        let mut n = 1u64;
+        while self.used.contains(&stem) {
+            stem = if n == 1 {
+                format!("{base}-{short}")
+            } else {
+                format!("{base}-{short}-{n}")
+            };
+            n += 1;
+        }
+        self.used.insert(stem.clone());
+        stem
+    }
 }
 
 /// Serialises a record as pretty JSON with a final newline.
@@ -187,21 +199,32 @@ pub fn to_json<T: Serialize>(value: &T) -> String {
     s
 }
 
-fn write_json<T: Serialize>(path: &Path, value: &T) -> Result<(), ResultsError> {
-    write_text(path, &to_json(value))
-}
-
 /// Writes a file, naming it in the error.
 pub fn write_text(path: &Path, text: &str) -> Result<(), ResultsError> {
     write_bytes(path, text.as_bytes())
 }
 
-/// Writes a file, naming it in the error.
+/// Writes a file atomically, naming it in the error: the bytes go to a temporary file beside
+/// it, which is renamed over `path` only once complete, so a full disk or a killed process
+/// leaves the old file (or none), never a truncated one.
 pub fn write_bytes(path: &Path, bytes: &[u8]) -> Result<(), ResultsError> {
-    fs::write(path, bytes).map_err(|source| ResultsError::Io {
+    let io = |source| ResultsError::Io {
         path: path.to_path_buf(),
         source,
-    })
+    };
+    let name = path
+        .file_name()
+        .map_or_else(Default::default, |n| n.to_string_lossy().into_owned());
+    let tmp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+    // No fsync: the rename protects against a killed process and a full disk, which is what
+    // a run meets; a power cut is not worth an fsync per record.
+    match fs::write(&tmp, bytes).and_then(|()| fs::rename(&tmp, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = fs::remove_file(&tmp);
+            Err(io(e))
+        }
+    }
 }
 
 /// Creates a directory and its parents, naming it in the error.
@@ -210,18 +233,4 @@ pub fn create_dir(path: &Path) -> Result<(), ResultsError> {
         path: path.to_path_buf(),
         source,
     })
-}
-
-fn remove_json_files(dir: &Path) -> Result<(), ResultsError> {
-    let io = |source| ResultsError::Io {
-        path: dir.to_path_buf(),
-        source,
-    };
-    for entry in fs::read_dir(dir).map_err(io)? {
-        let p = entry.map_err(io)?.path();
-        if p.extension().is_some_and(|e| e == "json") {
-            fs::remove_file(&p).map_err(|source| ResultsError::Io { path: p, source })?;
-        }
-    }
-    Ok(())
 }

@@ -38,6 +38,7 @@ pub fn merge(
             });
         }
     }
+    refuse_repeats(sets)?;
     let mut run = first.run.clone();
     run.run_id = run_id.into();
     run.shard = None;
@@ -83,6 +84,32 @@ pub fn merge(
     Ok((run, by_test.into_values().collect()))
 }
 
+/// Refuses a run that two of `sets` contain (`merge A A`, or a shard merged twice): its
+/// instances would be counted twice.
+fn refuse_repeats(sets: &[ResultSet]) -> Result<(), ResultsError> {
+    let mut seen: BTreeMap<&str, &ResultSet> = BTreeMap::new();
+    for s in sets {
+        let ids: Vec<&str> = if s.run.merged_from.is_empty() {
+            vec![s.run.run_id.as_str()]
+        } else {
+            s.run.merged_from.iter().map(String::as_str).collect()
+        };
+        for id in ids {
+            if let Some(other) = seen.insert(id, s) {
+                return Err(ResultsError::Incompatible {
+                    message: format!(
+                        "{} and {}: both contain run {id}; merging it twice would count its \
+                         instances twice",
+                        other.dir.display(),
+                        s.dir.display()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
 fn incompatible(a: &ResultSet, b: &ResultSet, what: &str, x: &str, y: &str) -> ResultsError {
     ResultsError::Incompatible {
         message: format!(
@@ -120,11 +147,19 @@ fn add_test(acc: &mut TestRecord, t: &TestRecord) -> Result<(), ResultsError> {
         .drain(..)
         .map(|o| (o.values.clone(), o))
         .collect();
+    let overflow = || ResultsError::Incompatible {
+        message: format!(
+            "test {} ({}): merged counts overflow 64 bits",
+            t.name, t.path
+        ),
+    };
     for o in &t.verdict.outcomes {
-        outcomes
-            .entry(o.values.clone())
-            .and_modify(|a| a.count += o.count)
-            .or_insert_with(|| o.clone());
+        match outcomes.get_mut(&o.values) {
+            Some(a) => a.count = a.count.checked_add(o.count).ok_or_else(overflow)?,
+            None => {
+                outcomes.insert(o.values.clone(), o.clone());
+            }
+        }
     }
     let bucket = |r: &TestRecord| {
         r.verdict.counts.unexpected
@@ -135,16 +170,34 @@ fn add_test(acc: &mut TestRecord, t: &TestRecord) -> Result<(), ResultsError> {
                 .map(|o| o.count)
                 .sum::<u64>()
     };
-    let unexpected = bucket(acc) + bucket(t);
+    let unexpected = bucket(acc).checked_add(bucket(t)).ok_or_else(overflow)?;
+    outcomes
+        .values()
+        .try_fold(unexpected, |sum, o| sum.checked_add(o.count))
+        .ok_or_else(overflow)?;
     acc.verdict = verdict::summarize(
         outcomes.into_values().collect(),
         unexpected,
         acc.verdict.quantifier,
     );
-    acc.observed.skipped += t.observed.skipped;
+    acc.observed.skipped = acc
+        .observed
+        .skipped
+        .checked_add(t.observed.skipped)
+        .ok_or_else(overflow)?;
     acc.observed.elapsed_s += t.observed.elapsed_s;
     for (k, v) in &t.notes {
         match acc.notes.get_mut(k) {
+            // Counts add up, so that the merged record still accounts for every instance.
+            Some(old) if k == "instances_run" => {
+                let sum = old
+                    .parse::<u64>()
+                    .ok()
+                    .zip(v.parse::<u64>().ok())
+                    .and_then(|(a, b)| a.checked_add(b))
+                    .ok_or_else(overflow)?;
+                *old = sum.to_string();
+            }
             Some(old) if old != v => *old = join_sorted([old.as_str(), v.as_str()]),
             Some(_) => {}
             None => {

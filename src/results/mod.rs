@@ -11,11 +11,13 @@ mod merge;
 mod record;
 mod shard;
 pub mod time;
+mod validate;
+mod writer;
 
 pub use error::ResultsError;
 pub use io::{
     create_dir, read_record, read_result_set, record_stems, to_json, write_bytes, write_result_set,
-    write_text, ResultSet, LOG_FILE, RUN_FILE, TESTS_DIR,
+    write_text, ResultSet, StemAllocator, LOG_FILE, MAX_STEM_BYTES, RUN_FILE, TESTS_DIR,
 };
 pub use merge::merge;
 pub use record::{
@@ -23,6 +25,7 @@ pub use record::{
     TestRecord, RUN_FORMAT, SCHEMA_VERSION, TEST_FORMAT,
 };
 pub use shard::Shard;
+pub use writer::{SetWriter, LOCK_FILE};
 
 use std::path::{Path, PathBuf};
 

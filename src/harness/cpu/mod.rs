@@ -64,6 +64,31 @@ pub fn supports(test: &Test) -> Result<(), RunError> {
         .map_err(RunError::Unsupported)
 }
 
+/// The most memory one test's round may take: a large `-o batch` on a test with many
+/// locations or observed registers is refused rather than allowed to exhaust the machine.
+pub const MAX_ROUND_BYTES: usize = 2 << 30;
+
+/// Refuses a batch whose round would need more than [`MAX_ROUND_BYTES`].
+fn check_memory(prog: &program::Program, layout: &Layout, batch: usize) -> Result<(), RunError> {
+    let per_instance = layout.block_words
+        + prog.barrier_slots * program::SLOT_WORDS
+        + prog
+            .roles
+            .iter()
+            .map(|r| r.observed.len() + 1)
+            .sum::<usize>();
+    let bytes = per_instance.saturating_mul(8).saturating_mul(batch);
+    if bytes > MAX_ROUND_BYTES {
+        return Err(RunError::Failed(format!(
+            "batch={batch} needs {:.1} GiB per round for this test (at most {} GiB); use a \
+             smaller -o batch",
+            bytes as f64 / f64::from(1u32 << 30),
+            MAX_ROUND_BYTES >> 30
+        )));
+    }
+    Ok(())
+}
+
 /// Runs `test` on the CPU under `params` (options: see [`CpuOptions`]).
 ///
 /// The result satisfies `histogram.total() + info.skipped == info.instances`. When
@@ -75,6 +100,7 @@ pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<Test
     if prog.roles.is_empty() {
         return Err(RunError::Unsupported("the test has no threads".into()));
     }
+    check_memory(&prog, &layout, opts.batch)?;
     let cores = cores();
     let sync = opts.sync_for(prog.roles.len(), cores);
     let plan = rounds::Plan {
