@@ -4,6 +4,10 @@ use crate::harness::Backend;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
 
+/// The default bound of one test's model check, in seconds: far above any published test
+/// (the slowest takes milliseconds, 8-thread generated ones seconds).
+pub const MODEL_TIMEOUT_S: f64 = 300.0;
+
 /// Tests NVIDIA GPUs against the PTX memory consistency model.
 ///
 /// Litmus tests (the Dat3M PTX dialect, see litmus/README.md) are checked against the PTX model
@@ -76,6 +80,10 @@ pub struct CheckArgs {
     /// Write the execution graphs that `--explain` describes, in Graphviz format, into DIR.
     #[arg(long, value_name = "DIR")]
     pub dot: Option<PathBuf>,
+    /// Give up on a test whose check takes longer than this many seconds (it is reported as
+    /// timed out and the batch goes on).
+    #[arg(long, value_name = "SECONDS", default_value_t = MODEL_TIMEOUT_S)]
+    pub timeout: f64,
 }
 
 /// Arguments of `bench model`.
@@ -184,6 +192,10 @@ pub struct RunArgs {
     /// Run id, the result set's directory name (default: time and seed).
     #[arg(long)]
     pub run_id: Option<String>,
+    /// Give up on a test whose model check takes longer than this many seconds (it is
+    /// reported as timed out, and the batch goes on).
+    #[arg(long, value_name = "SECONDS", default_value_t = MODEL_TIMEOUT_S)]
+    pub timeout: f64,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

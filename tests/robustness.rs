@@ -469,3 +469,108 @@ fn a_closed_pipe_ends_quietly() {
     assert!(!err.contains("panicked"), "{err}");
     assert_eq!(text(&o.stdout).lines().count(), 1);
 }
+
+/// Six threads of store/load/store/load over a ring of locations: no answer for minutes
+/// (the walk over trace combinations alone is huge), so it exercises every bound.
+fn six_thread_ring() -> String {
+    let n = 6;
+    let heads: Vec<String> = (0..n).map(|i| format!("P{i}@cta {i},gpu 0")).collect();
+    let mut rows = Vec::new();
+    for k in 0..4 {
+        let cells: Vec<String> = (0..n)
+            .map(|i| {
+                let l = format!("x{}", (i + k) % n);
+                if k % 2 == 0 {
+                    format!("st.relaxed.gpu {l}, {}", k + 1)
+                } else {
+                    format!("ld.relaxed.gpu r{k}, {l}")
+                }
+            })
+            .collect();
+        rows.push(format!(" {} ;", cells.join(" | ")));
+    }
+    let init: Vec<String> = (0..n).map(|i| format!("x{i}=0;")).collect();
+    let cond: Vec<String> = (0..n).map(|i| format!("P{i}:r1 == 0")).collect();
+    format!(
+        "PTX ring6\n{{ {} }}\n {} ;\n{}\nexists ({})\n",
+        init.join(" "),
+        heads.join(" | "),
+        rows.join("\n"),
+        cond.join(" /\\ ")
+    )
+}
+
+#[test]
+fn a_model_check_over_its_time_bound_is_reported_and_the_batch_goes_on() {
+    let dir = scratch("timeout");
+    std::fs::write(dir.join("ring6.litmus"), six_thread_ring()).unwrap();
+    std::fs::write(dir.join("MP.litmus"), MP).unwrap();
+    let started = Instant::now();
+    let o = run_in(
+        &dir,
+        &["check", "--timeout", "1", "ring6.litmus", "MP.litmus"],
+    );
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("ring6: timed out after 1.0 s"), "{err}");
+    assert!(text(&o.stdout).contains("MP"), "the batch went on");
+    let o = cpu_run(
+        &dir,
+        "t",
+        &["--timeout", "1"],
+        &["ring6.litmus", "MP.litmus"],
+    );
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let set = ptx_litmus::results::read_result_set(&set_dir(&dir, "t")).unwrap();
+    assert_eq!(set.tests.len(), 1);
+    assert!(set.run.skipped_tests[0].reason.contains("timed out"));
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_the_model_within_a_second() {
+    let dir = scratch("modelint");
+    std::fs::write(dir.join("ring6.litmus"), six_thread_ring()).unwrap();
+    let mut child = bin()
+        .args([
+            "run",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--out",
+            "out",
+            "ring6.litmus",
+        ])
+        .current_dir(&dir)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    let sent = Instant::now();
+    let ok = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    if !ok.is_ok_and(|s| s.success()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        eprintln!("skipping: no `kill` command to send SIGINT");
+        return;
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < Duration::from_secs(2),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("model: interrupted"),
+        "{}",
+        text(&o.stderr)
+    );
+}

@@ -1,11 +1,11 @@
 //! `ptx-litmus check`: the model's verdict per test, as herd-style text or JSON lines, with
 //! optional explanations and execution graphs. Bad tests are reported and the batch goes on.
 
-use super::{AppError, Exit};
+use super::{bounded_check, AppError, Exit};
 use crate::cli::CheckArgs;
 use crate::litmus::ast::{CmpOp, Prop, Quantifier, Term, Test};
 use crate::litmus::{self, hash};
-use crate::model::{self, dot, explain, CheckResult, ModelVerdict};
+use crate::model::{dot, explain, CheckResult, ModelVerdict};
 use crate::outcome::{Observable, Outcome};
 use crate::text::pad;
 use serde_json::{json, Map, Value as Json};
@@ -23,6 +23,7 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
+    let limit = bounded_check::timeout(args.timeout)?;
     let mut failed = 0usize;
     for (path, parsed) in litmus::load(&paths) {
         let test = match parsed {
@@ -34,7 +35,7 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
             }
         };
         let start = Instant::now();
-        let verdict = model::check(&test);
+        let verdict = bounded_check::check(&test, limit);
         let elapsed = start.elapsed();
         match verdict {
             Ok(v) => {
@@ -62,7 +63,11 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
             }
             Err(e) => {
                 failed += 1;
-                report_error(args, &path, &format!("{}: {e}", test.name));
+                report_error(
+                    args,
+                    &path,
+                    &format!("{}: {}", test.name, e.trim_start_matches("model: ")),
+                );
             }
         }
     }

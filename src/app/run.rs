@@ -7,12 +7,12 @@
 //! Each test's record is written as the test finishes; SIGINT, SIGTERM or SIGHUP stops the
 //! running test after its current round, and the set is completed, marked `"partial": true`.
 
-use super::{interrupt, options_map, AppError, Exit};
+use super::{bounded_check, interrupt, options_map, AppError, Exit};
 use crate::cli::RunArgs;
 use crate::codegen::Stress;
 use crate::harness::{self, cpu, Backend, Budget, Control, RunError, RunParams, TestRun};
 use crate::litmus::{self, ast::Test};
-use crate::model::{self, ModelVerdict};
+use crate::model::ModelVerdict;
 use crate::report;
 use crate::results::{self, Parameters, RunRecord, Shard, SkippedTest, TestRecord, RUN_FORMAT};
 use crate::verdict::{Class, Status};
@@ -52,6 +52,7 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         }
         .map_err(|e| format!("-o: {e}"))?;
     }
+    let limit = bounded_check::timeout(args.timeout)?;
     let (files, unreadable) = select_files(&plan, args.replay.is_some());
     let now = unix_secs();
     let run_id = args
@@ -85,6 +86,7 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         batch.skip(&path, why);
     }
     batch.run_params = run_params(&plan.params, backend, &dir);
+    batch.model_limit = limit;
     interrupt::install();
     for path in &files {
         if interrupt::requested() {
@@ -139,6 +141,7 @@ struct Batch {
     writer: results::SetWriter,
     backend: Backend,
     run_params: RunParams,
+    model_limit: std::time::Duration,
     bar: ProgressBar,
     started: Instant,
     errors: usize,
@@ -158,6 +161,7 @@ impl Batch {
             writer,
             backend,
             run_params: RunParams::new(Budget::Instances(0), 0),
+            model_limit: std::time::Duration::MAX,
             bar: progress_bar(tests as u64, quiet),
             started: Instant::now(),
             errors: 0,
@@ -193,10 +197,10 @@ impl Batch {
                 return self.checkpoint();
             }
         };
-        let verdict = match model::check(&test) {
+        let verdict = match bounded_check::check(&test, self.model_limit) {
             Ok(v) => v,
-            Err(e) => {
-                self.skip(path, format!("model: {e}"));
+            Err(why) => {
+                self.skip(path, why);
                 return self.checkpoint();
             }
         };

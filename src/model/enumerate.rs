@@ -11,6 +11,8 @@ use super::{Axiom, ModelError};
 use crate::litmus::ast::Value;
 use crate::outcome::{Observable, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 
 /// The most candidate executions one test may have before the checker gives up.
 pub const MAX_CANDIDATES: u64 = 20_000_000;
@@ -50,7 +52,19 @@ pub struct Collector {
     pub consistent: u64,
     /// A consistent execution that reaches something undecidable.
     pub fault: Option<ModelError>,
+    /// Set by the caller to stop the search (a timeout, Ctrl-C); read every [`POLL_EVERY`]
+    /// steps, so the model stays free of clocks and signals.
+    pub stop: Option<Arc<AtomicBool>>,
+    /// Trace combinations visited.
+    steps: u64,
 }
+
+/// Trace combinations visited at most: the walk that pairs one trace per thread can grow as
+/// the product of the threads' traces before a single candidate is built.
+pub const MAX_COMBINATIONS: u64 = 50_000_000;
+
+/// How often, in steps or candidates, the stop flag is read.
+const POLL_EVERY: u64 = 1024;
 
 impl Collector {
     /// A collector for the observables of a test.
@@ -96,6 +110,8 @@ impl Collector {
             candidates: 0,
             consistent: 0,
             fault: None,
+            stop: None,
+            steps: 0,
         })
     }
 
@@ -119,7 +135,7 @@ impl Collector {
         }
     }
 
-    /// Counts one candidate execution; fails past the budget.
+    /// Counts one candidate execution; fails past the budget or when asked to stop.
     pub fn candidate(&mut self) -> Result<(), ModelError> {
         self.candidates += 1;
         if self.candidates > MAX_CANDIDATES {
@@ -127,7 +143,28 @@ impl Collector {
                 what: format!("more than {MAX_CANDIDATES} candidate executions"),
             });
         }
-        Ok(())
+        self.poll(self.candidates)
+    }
+
+    /// Counts one step of the trace-combination walk; fails past the budget or when asked to
+    /// stop.
+    fn step(&mut self) -> Result<(), ModelError> {
+        self.steps += 1;
+        if self.steps > MAX_COMBINATIONS {
+            return Err(ModelError::TooLarge {
+                what: format!("more than {MAX_COMBINATIONS} combinations of thread traces"),
+            });
+        }
+        self.poll(self.steps)
+    }
+
+    fn poll(&self, count: u64) -> Result<(), ModelError> {
+        match &self.stop {
+            Some(s) if count % POLL_EVERY == 0 && s.load(Ordering::Relaxed) => {
+                Err(ModelError::Stopped)
+            }
+            _ => Ok(()),
+        }
     }
 
     fn start_combo(&mut self, combo: &Combo, traces: &[&Trace]) {
@@ -320,6 +357,7 @@ fn walk<'a>(
     chosen: &mut Vec<&'a Trace>,
     out: &mut Collector,
 ) -> Result<(), ModelError> {
+    out.step()?;
     let k = chosen.len();
     if k == traces.len() {
         // Every read needs a write of its value (or the initial one) before any graph is built.

@@ -26,6 +26,9 @@ pub const MAX_LOOP_ITERATIONS: u32 = 16;
 pub const MAX_THREAD_EVENTS: usize = 64;
 /// The most paths one thread may have.
 pub const MAX_TRACES: usize = 100_000;
+/// Events held by all traces of a test at most: with about 150 bytes an event, this keeps the
+/// model's traces under 1 GiB whatever the test.
+pub const MAX_TRACE_EVENTS: usize = 6_000_000;
 const MAX_STEPS: usize = 10_000;
 
 /// Per memory the values it can hold, and per thread its traces over those values.
@@ -257,23 +260,32 @@ impl Program {
         self.names.get(name).map(|l| l.phys)
     }
 
-    /// Every trace of every thread, with read values drawn from `domains` (per memory).
+    /// Every trace of every thread, with read values drawn from `domains` (per memory);
+    /// refused past [`MAX_TRACE_EVENTS`] events in all, the model's memory cap.
     pub fn all_traces(&self, domains: &[BTreeSet<Value>]) -> Result<Vec<Vec<Trace>>, ModelError> {
-        self.threads
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let mut out = Vec::new();
-                Runner {
-                    prog: self,
-                    thread: t,
-                    tid: i,
-                    domains,
-                }
-                .run(State::new(t), &mut out)?;
-                Ok(out)
-            })
-            .collect()
+        let mut events = 0usize;
+        let mut all = Vec::with_capacity(self.threads.len());
+        for (i, t) in self.threads.iter().enumerate() {
+            let mut out = Vec::new();
+            Runner {
+                prog: self,
+                thread: t,
+                tid: i,
+                domains,
+            }
+            .run(State::new(t), &mut out)?;
+            events += out.iter().map(|tr| tr.events.len()).sum::<usize>();
+            if events > MAX_TRACE_EVENTS {
+                return Err(ModelError::TooLarge {
+                    what: format!(
+                        "the threads' traces hold more than {MAX_TRACE_EVENTS} events (the \
+                         model's memory cap)"
+                    ),
+                });
+            }
+            all.push(out);
+        }
+        Ok(all)
     }
 
     /// The values each memory can hold in an execution free of thin air: initial values, then

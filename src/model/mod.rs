@@ -20,13 +20,22 @@ pub use verdict::{Axiom, CheckResult, Exclusion, ExecEvent, Execution, ModelErro
 
 use crate::litmus::ast::{Quantifier, Test};
 use crate::outcome::observables;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 /// Computes the outcomes the PTX model allows for `test`.
 pub fn check(test: &Test) -> Result<ModelVerdict, ModelError> {
+    check_until(test, None)
+}
+
+/// [`check`], giving up with [`ModelError::Stopped`] soon after `stop` is set (the caller's
+/// timeout or Ctrl-C; the flag is read every thousand or so steps of the search).
+pub fn check_until(test: &Test, stop: Option<Arc<AtomicBool>>) -> Result<ModelVerdict, ModelError> {
     let prog = lower::Program::new(test)?;
     let obs = observables(test);
     let (_, traces) = prog.domains()?;
     let mut col = enumerate::Collector::new(&prog, &obs)?;
+    col.stop = stop.clone();
     enumerate::combine(&prog, &traces, &mut col)?;
     if let Some(f) = col.fault {
         return Err(f);
@@ -37,7 +46,7 @@ pub fn check(test: &Test) -> Result<ModelVerdict, ModelError> {
     let sc_all = match sc::outcomes(&prog, &obs) {
         Ok(s) => s,
         Err(ModelError::TooLarge { .. }) if !has_barriers(test) => {
-            axiomatic_sc(&prog, &obs, &traces)?
+            axiomatic_sc(&prog, &obs, &traces, stop)?
         }
         Err(e) => return Err(e),
     };
@@ -89,9 +98,11 @@ fn axiomatic_sc(
     prog: &lower::Program,
     obs: &[crate::outcome::Observable],
     traces: &[Vec<lower::Trace>],
+    stop: Option<Arc<AtomicBool>>,
 ) -> Result<std::collections::BTreeSet<crate::outcome::Outcome>, ModelError> {
     let mut c = enumerate::Collector::new(prog, obs)?;
     c.sc_mode = true;
+    c.stop = stop;
     enumerate::combine(prog, traces, &mut c)?;
     Ok(c.sc_found)
 }
@@ -110,7 +121,7 @@ pub fn sc_outcomes_axiomatic(
     }
     let prog = lower::Program::new(test)?;
     let (_, traces) = prog.domains()?;
-    axiomatic_sc(&prog, &observables(test), &traces)
+    axiomatic_sc(&prog, &observables(test), &traces, None)
 }
 
 /// Every outcome a sequentially consistent interleaving of `test` produces (the reference

@@ -135,6 +135,8 @@ pub enum ModelError {
         /// What exceeded the limit.
         what: String,
     },
+    /// The caller asked the search to stop (a timeout, Ctrl-C) before it finished.
+    Stopped,
 }
 
 impl fmt::Display for ModelError {
@@ -144,6 +146,7 @@ impl fmt::Display for ModelError {
                 write!(f, "unsupported: {construct}: {reason}")
             }
             ModelError::TooLarge { what } => write!(f, "too large to check: {what}"),
+            ModelError::Stopped => f.write_str("stopped before the check finished"),
         }
     }
 }
