@@ -141,3 +141,17 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
     let _ = writeln!(m, "---\n\n{}", table::NOTE);
     m
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{cell, code};
+
+    #[test]
+    fn names_show_as_written_and_code_keeps_backslashes() {
+        assert_eq!(cell("a_b*c|d<e>"), "a\\_b\\*c\\|d\\<e\\>");
+        assert_eq!(code("P1:r0 == 1 /\\ x"), "`P1:r0 == 1 /\\ x`");
+        assert_eq!(code("a|b"), "`a\\|b`");
+        assert_eq!(code("x`y"), "``x`y``");
+        assert_eq!(code("`x"), "`` `x ``");
+    }
+}
