@@ -9,7 +9,7 @@ use ptx_litmus::results::{
     TestRecord,
 };
 use ptx_litmus::verdict::{Class, Status};
-use results_common::{records, run, scratch, suite, Knobs};
+use results_common::{covering, records, run, scratch, suite, Knobs};
 use std::fs;
 use std::path::Path;
 
@@ -249,7 +249,13 @@ fn nothing_is_overwritten_without_force() {
     assert!(e.to_string().contains("--force"));
     assert_eq!(files(&dir), before);
     // With force, the new set replaces the old one entirely (no stale test files survive).
-    write_result_set(&dir, &run("r2", "x", None), &other[..1], true).unwrap();
+    write_result_set(
+        &dir,
+        &covering(run("r2", "x", None), &other[..1]),
+        &other[..1],
+        true,
+    )
+    .unwrap();
     let set = read_result_set(&dir).unwrap();
     assert_eq!(set.run.run_id, "r2");
     assert_eq!(set.tests.len(), 1);
@@ -264,9 +270,15 @@ fn merging_shards_sums_histograms_and_refuses_different_tests() {
     let s1 = Some(Shard { index: 1, count: 2 });
     let mut r0 = run("r-s0", "550", s0);
     r0.command_line = vec!["run".into(), "--shard".into(), "0/2".into()];
-    write_result_set(&a, &r0, &all[..2], false).unwrap();
+    write_result_set(&a, &covering(r0, &all[..2]), &all[..2], false).unwrap();
     // Shard 1 repeats SB (say, a rerun) and adds CoRR.
-    write_result_set(&b, &run("r-s1", "550", s1), &all[1..], false).unwrap();
+    write_result_set(
+        &b,
+        &covering(run("r-s1", "550", s1), &all[1..]),
+        &all[1..],
+        false,
+    )
+    .unwrap();
     let sets = [read_result_set(&a).unwrap(), read_result_set(&b).unwrap()];
     let (m, tests) = merge(&sets, "campaign").unwrap();
     assert_eq!(m.merged_from, ["r-s0", "r-s1"]);
@@ -283,7 +295,8 @@ fn merging_shards_sums_histograms_and_refuses_different_tests() {
     changed.hash = "h-changed".into();
     changed.model.hash = "h-changed".into();
     changed.observed.hash = "h-changed".into();
-    write_result_set(&c, &run("r-s2", "550", None), &[changed], false).unwrap();
+    let r2 = covering(run("r-s2", "550", None), std::slice::from_ref(&changed));
+    write_result_set(&c, &r2, &[changed], false).unwrap();
     let sets = [read_result_set(&a).unwrap(), read_result_set(&c).unwrap()];
     let e = merge(&sets, "x").unwrap_err();
     assert!(matches!(e, ResultsError::HashMismatch { .. }), "{e}");

@@ -244,6 +244,12 @@ pub fn run(run_id: &str, driver: &str, shard: Option<Shard>) -> RunRecord {
     r
 }
 
+/// `run` narrowed to name exactly `tests`, as a run of only those tests would.
+pub fn covering(mut run: RunRecord, tests: &[TestRecord]) -> RunRecord {
+    run.test_paths = tests.iter().map(|t| t.path.clone()).collect();
+    run
+}
+
 /// A fresh empty directory under `target/` for one test.
 pub fn scratch(name: &str) -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
