@@ -141,19 +141,8 @@ fn take_lock(dir: &Path) -> Result<PathBuf, ResultsError> {
     let path = dir.join(LOCK_FILE);
     let me = format!("{}@{}", std::process::id(), host());
     for _ in 0..2 {
-        match fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-        {
-            Ok(mut f) => {
-                f.write_all(me.as_bytes())
-                    .map_err(|source| ResultsError::Io {
-                        path: path.clone(),
-                        source,
-                    })?;
-                return Ok(path);
-            }
+        match create_with(&path, &me) {
+            Ok(()) => return Ok(path),
             Err(e) if e.kind() == ErrorKind::AlreadyExists => {
                 let owner = fs::read_to_string(&path).unwrap_or_default();
                 if !is_stale(&owner) {
@@ -171,6 +160,26 @@ fn take_lock(dir: &Path) -> Result<PathBuf, ResultsError> {
         path,
         owner: "a process that keeps re-creating it".into(),
     })
+}
+
+/// Creates `path` holding `text`, failing with `AlreadyExists` if it exists. The text is
+/// written to a private file first and hard-linked into place, so that a rival never reads
+/// the lock empty; where hard links are unsupported it falls back to create-new-then-write.
+fn create_with(path: &Path, text: &str) -> std::io::Result<()> {
+    let tmp = path.with_extension(format!("lock.{}", std::process::id()));
+    fs::write(&tmp, text)?;
+    let linked = fs::hard_link(&tmp, path);
+    let _ = fs::remove_file(&tmp);
+    match linked {
+        Err(e) if e.kind() == ErrorKind::Unsupported => {
+            let mut f = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(path)?;
+            f.write_all(text.as_bytes())
+        }
+        other => other,
+    }
 }
 
 /// Whether a lock's owner (`pid@host`) is a process of this host that has ended. Only Linux's
