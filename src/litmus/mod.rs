@@ -12,6 +12,7 @@ mod files;
 mod hash;
 mod instr;
 mod lexer;
+mod operands;
 mod parser;
 mod print;
 mod summary;

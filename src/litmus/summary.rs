@@ -110,9 +110,9 @@ pub fn features(test: &Test) -> Vec<&'static str> {
     );
     add(
         "final-memory",
-        crate::outcome::observables(test)
+        test.observed_terms()
             .iter()
-            .any(|o| matches!(o, crate::outcome::Observable::Loc(_))),
+            .any(|t| matches!(t, Term::Loc(_))),
     );
     out
 }
