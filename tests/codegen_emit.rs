@@ -107,7 +107,7 @@ fn a_cluster_test_with_distributed_shared_memory_launches_a_cluster() {
 fn stress_code_comes_from_the_fragments_and_is_counted() {
     let test = load("litmus/mp/MP+rel.gpu+acq.gpu.litmus");
     let k = codegen::build(&test, &Stress::full_stress()).unwrap();
-    assert!(k.ptx.contains(codegen::emit::STRESS_PTX));
+    assert!(k.ptx.contains(codegen::fragments::STRESS_PTX));
     assert!(k.ptx.contains("call (s_ops), litmus_stress"));
     let counter = 8 * (k.layout.outcome_count + codegen::Counter::StressOps as u64);
     assert!(k.ptx.contains(&format!("[%hist+{counter}], %w64")));
@@ -116,9 +116,9 @@ fn stress_code_comes_from_the_fragments_and_is_counted() {
     assert!(!basic.ptx.contains("call (s_ops), litmus_stress"));
     // Every fragment states its contract first.
     for f in [
-        codegen::emit::HASH_PTX,
-        codegen::emit::STRESS_PTX,
-        codegen::emit::SPIN_BARRIER_PTX,
+        codegen::fragments::HASH_PTX,
+        codegen::fragments::STRESS_PTX,
+        codegen::fragments::SPIN_BARRIER_PTX,
     ] {
         assert!(f.starts_with("// ") && f.contains("Contract"), "{f}");
     }

@@ -77,7 +77,7 @@ fn digest(name: &str, preset: &str, built: Result<Kernel, codegen::CodegenError>
 
 #[test]
 fn every_kernel_is_byte_identical_to_its_snapshot() {
-    let presets = codegen::stress::PRESETS;
+    let presets = codegen::PRESETS;
     let mut got: BTreeMap<String, String> = BTreeMap::new();
     for (path, test, _) in all_tests() {
         let name = key(&path);

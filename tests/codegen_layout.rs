@@ -101,7 +101,7 @@ fn ring(places: &[Placement], shared: bool) -> Test {
 }
 
 fn layout(test: &Test, stress: &Stress) -> Layout {
-    let domains = ptx_litmus::codegen::domain::static_domains(test).unwrap();
+    let domains = ptx_litmus::codegen::static_domains(test).unwrap();
     Layout::new(test, stress, &domains).unwrap()
 }
 

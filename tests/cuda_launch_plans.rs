@@ -3,7 +3,7 @@
 //! H100, the cluster dimension of the layout is the one the PTX states (so the launch and the
 //! kernel agree), and the PTX ISA is one a CUDA 12.8 driver accepts.
 
-use ptx_litmus::codegen::stress::PRESETS;
+use ptx_litmus::codegen::PRESETS;
 use ptx_litmus::codegen::{self, CodegenError, Stress};
 use ptx_litmus::harness::cuda::{ClusterMode, DeviceLimits, LaunchPlan};
 use ptx_litmus::litmus;

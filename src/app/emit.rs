@@ -9,7 +9,7 @@ pub fn preset(name: &str) -> Result<Stress, AppError> {
     Stress::preset(name).ok_or_else(|| {
         format!(
             "unknown stress preset {name}: expected one of {}, or random-<seed>",
-            codegen::stress::PRESETS.join(", ")
+            codegen::PRESETS.join(", ")
         )
         .into()
     })

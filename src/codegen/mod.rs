@@ -1,29 +1,38 @@
 //! From a litmus test to a PTX kernel that runs many instances of it at once.
 //!
 //! [`Layout`] decides where every role, location and result lives (the contract with the
-//! runtime); [`Stress`] holds the incantations; the emitter (`emit`) writes pure, deterministic
-//! PTX for a test, a layout and a stress configuration. Nothing here touches files or a GPU.
+//! runtime); [`Stress`] holds the incantations; the emitter ([`emit()`]) writes pure,
+//! deterministic PTX for a test, a layout and a stress configuration. Nothing here touches files
+//! or a GPU.
+//!
+//! Layers, each using only those below it: `ptx` (typed PTX), `func` (a function under
+//! construction), `stress`, `domain` (value analysis), `barrier_key`, `soft_barrier` (the
+//! software barrier plan), `layout` (shape, placement, memory, the launch ABI), `lower` (one
+//! role to a function), `emit` (the module and its two kernels).
 
-pub mod domain;
-pub mod emit;
+mod barrier_key;
+mod domain;
+mod emit;
+pub mod fragments;
+mod func;
 pub mod layout;
-pub mod lower;
+mod lower;
 pub mod ptx;
-pub mod soft_barrier;
-pub mod stress;
+mod soft_barrier;
+mod stress;
 
+pub use domain::static_domains;
 pub use emit::{emit, Kernel};
-pub use layout::{
-    Buffer, BufferKind, Counter, DeviceCounts, LaunchConfig, Layout, Param, Perms, Shape, PARAMS,
-};
-pub use stress::{Stress, StressPattern};
+pub use layout::{BufferKind, Counter, DeviceCounts, LaunchConfig, Layout, Param, Perms, PARAMS};
+pub use lower::RoleCode;
+pub use stress::{Stress, StressPattern, PRESETS};
 
 use crate::litmus::ast::Test;
 
 /// Lays out and emits `test` in one step, with the value domains of the static analysis
-/// ([`domain::static_domains`]) when the caller has no model verdict at hand.
+/// ([`static_domains`]) when the caller has no model verdict at hand.
 pub fn build(test: &Test, stress: &Stress) -> Result<Kernel, CodegenError> {
-    let domains = domain::static_domains(test)?;
+    let domains = static_domains(test)?;
     let layout = Layout::new(test, stress, &domains)?;
     emit(test, &layout, stress)
 }

@@ -146,7 +146,7 @@ pub enum POp {
     SoftBarrier {
         /// `litmus_soft_arrive` rather than `litmus_soft_sync`.
         arrive: bool,
-        /// Index in [`super::Shape::soft_barriers`].
+        /// Index in [`super::layout::Shape::soft_barriers`].
         barrier: u32,
     },
     /// `barrier.cluster.arrive.{release,relaxed};`

@@ -13,8 +13,8 @@
 //! model allows without synchronisation stay observable. A wait that runs out marks the
 //! instance skipped; it never passes a barrier unsynchronised.
 
+use super::barrier_key::BarrierKey;
 use super::domain::Analysis;
-use super::layout::{BarrierKey, RolePlace};
 use super::CodegenError;
 use crate::litmus::arith::normalise;
 use crate::litmus::ast::{BarOp, Barrier, Instr, Operand, Test, Value};
@@ -81,12 +81,12 @@ fn unsupported(construct: String, reason: &str) -> CodegenError {
     }
 }
 
-/// The software barriers of `test`, in thread order then program order; `roles` places each
-/// thread.
+/// The software barriers of `test`, in thread order then program order; `same_cta` says which
+/// threads run in one CTA.
 pub fn plan(
     test: &Test,
     analysis: &Analysis,
-    roles: &[RolePlace],
+    same_cta: impl Fn(usize, usize) -> bool,
 ) -> Result<Vec<SoftBarrier>, CodegenError> {
     let mut out: Vec<SoftBarrier> = Vec::new();
     let mut table: Vec<BarrierKey> = Vec::new();
@@ -177,10 +177,6 @@ pub fn plan(
             }
         }
     }
-    let same_cta = |a: usize, b: usize| {
-        let (p, q) = (&roles[a], &roles[b]);
-        p.cluster == q.cluster && p.cta == q.cta
-    };
     let masks: Vec<u32> = out
         .iter()
         .map(|x| {
@@ -201,27 +197,19 @@ mod tests {
     use super::*;
     use crate::litmus::parse;
 
-    fn soft(src: &str, roles: &[RolePlace]) -> Result<Vec<SoftBarrier>, CodegenError> {
+    /// The plan of `src` with thread `t` in CTA `ctas[t]`.
+    fn soft(src: &str, ctas: &[u32]) -> Result<Vec<SoftBarrier>, CodegenError> {
         let t = parse(src, std::path::Path::new("t.litmus")).expect("parses");
         let a = Analysis::of(&t).expect("analysis");
         assert!(needed(&t, &a));
-        plan(&t, &a, roles)
-    }
-
-    fn place(cta: u32) -> RolePlace {
-        RolePlace {
-            cluster: 0,
-            cta,
-            group: 0,
-            lane: 0,
-        }
+        plan(&t, &a, |x, y| ctas[x] == ctas[y])
     }
 
     const DYN: &str = "PTX dyn\n{ x=0; y=0; z=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 | P2@cta 0,gpu 0 ;\n st.weak x, 1 | st.weak y, 1 | st.weak z, 1 ;\n ld.weak r2, z | bar.cta.sync 1, 1 | bar.cta.arrive 2 ;\n bar.cta.sync 1, r2 | ld.weak r1, x | ;\n ld.weak r0, y | | ;\nexists (P0:r0 == 0 /\\ P1:r1 == 0)\n";
 
     #[test]
     fn partners_are_the_other_roles_of_the_cta_that_can_take_the_same_key() {
-        let s = soft(DYN, &[place(0), place(0), place(0)]).expect("plans");
+        let s = soft(DYN, &[0, 0, 0]).expect("plans");
         assert_eq!(s.len(), 3);
         // P0's barrier (index 2) can be (1, 0) or (1, 1); P1's is (1, 1); P2's is (2, none).
         assert_eq!((s[0].role, s[0].index), (0, 2));
@@ -248,14 +236,14 @@ mod tests {
 
     #[test]
     fn roles_of_other_ctas_are_never_partners() {
-        let s = soft(DYN, &[place(0), place(1), place(0)]).expect("plans");
+        let s = soft(DYN, &[0, 1, 0]).expect("plans");
         assert!(s.iter().all(|b| b.partners == 0));
     }
 
     #[test]
     fn a_role_with_two_barriers_that_can_share_a_key_is_refused() {
         let src = "PTX two\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;\n ld.weak r2, x | st.weak x, 1 ;\n bar.cta.sync r2 | bar.cta.sync 1 ;\n bar.cta.sync 1 | ;\nexists (P0:r2 == 1)\n";
-        let e = soft(src, &[place(0), place(0)]).expect_err("refused");
+        let e = soft(src, &[0, 0]).expect_err("refused");
         assert!(e.to_string().contains("same run-time key"), "{e}");
     }
 }

@@ -11,8 +11,8 @@
 //! instruction it concerns.
 
 use super::disasm::SassInstr;
-use crate::codegen::lower::RoleCode;
 use crate::codegen::ptx::{Order, POp, PSpace};
+use crate::codegen::RoleCode;
 use crate::litmus::ast::{AtomOp, FenceSem, MembarLevel, Scope, Sem};
 use serde::{Deserialize, Serialize};
 

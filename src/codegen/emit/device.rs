@@ -1,0 +1,108 @@
+//! Code both kernels share: the entry's signature and parameter section, the addresses of a
+//! location's slot, the per-launch random draws and the stress loop call.
+
+use crate::codegen::func::Func;
+use crate::codegen::layout::{Counter, Layout, LocationLayout, Param, Salt, PARAMS};
+use crate::codegen::stress::Stress;
+
+/// The signature of entry `name`: the parameters of [`PARAMS`] in order.
+pub fn signature(name: &str) -> String {
+    let p: Vec<String> = PARAMS
+        .iter()
+        .map(|p| {
+            let ty = if *p == Param::Seed { "u32" } else { "u64" };
+            format!(".param .{ty} {}", p.name())
+        })
+        .collect();
+    format!(".visible .entry {name}({})\n", p.join(", "))
+}
+
+/// The registers both entries use and the loads of the parameters into them (pointers made
+/// global).
+pub fn load_params(f: &mut Func) {
+    f.decl(".reg .b64 %mem, %results, %hist, %stress, %sync, %res, %w64, %ga;");
+    f.decl(".reg .b32 %seed, %cx, %tx, %gt, %h, %h2, %inst, %slot, %v;");
+    f.decl(".reg .pred %p, %q;");
+    for (reg, p) in [
+        ("%mem", Param::Memory),
+        ("%results", Param::Results),
+        ("%hist", Param::Histogram),
+        ("%stress", Param::Stress),
+        ("%sync", Param::Sync),
+    ] {
+        f.line(format!("ld.param.u64 {reg}, [{}];", p.name()));
+        f.line(format!("cvta.to.global.u64 {reg}, {reg};"));
+    }
+    f.line(format!("ld.param.u32 %seed, [{}];", Param::Seed.name()));
+}
+
+/// Emits `litmus_mix(seed, salt)` into `dst`.
+pub fn mix(f: &mut Func, dst: &str, salt: Salt) {
+    f.line(format!(
+        "{{ .param .b32 m_out; .param .b32 m_seed; .param .b32 m_salt; st.param.b32 [m_seed], %seed; st.param.b32 [m_salt], {}; call.uni (m_out), litmus_mix, (m_seed, m_salt); ld.param.b32 {dst}, [m_out]; }}",
+        salt as u32
+    ));
+}
+
+/// Emits the percentage draw `pct` into predicate `pred`.
+pub fn chance(f: &mut Func, pred: &str, salt: Salt, pct: u32) {
+    mix(f, "%h", salt);
+    f.line("rem.u32 %h, %h, 100;");
+    f.line(format!("setp.lt.u32 {pred}, %h, {pct};"));
+}
+
+/// Emits a stress loop of `iters` iterations of `pattern` on this thread's stress word, then
+/// adds the operations issued to the StressOps counter.
+pub fn stress_call(f: &mut Func, layout: &Layout, stress: &Stress, iters: u32, pattern: u32) {
+    let line_words = stress.stress_line_size;
+    let lines = stress.stress_target_lines;
+    f.line(format!("mad.lo.u32 %gt, %cx, {}, %tx;", stress.cta_size));
+    f.line("rem.u32 %h2, %gt, 100;");
+    f.line(format!(
+        "setp.lt.u32 %q, %h2, {};",
+        stress.stress_strategy_balance_pct
+    ));
+    mix(f, "%h", Salt::StressLine);
+    f.line(format!("rem.u32 %h, %h, {lines};"));
+    f.line(format!("rem.u32 %h2, %gt, {lines};"));
+    f.line("selp.u32 %h, %h, %h2, %q;");
+    f.line(format!("rem.u32 %h2, %gt, {line_words};"));
+    f.line(format!("mad.lo.u32 %h, %h, {line_words}, %h2;"));
+    f.line("mul.wide.u32 %w64, %h, 4;");
+    f.line("add.u64 %w64, %stress, %w64;");
+    f.line(format!(
+        "{{ .param .b32 s_ops; .param .b64 s_addr; .param .b32 s_it; .param .b32 s_pat; st.param.b64 [s_addr], %w64; st.param.b32 [s_it], {iters}; st.param.b32 [s_pat], {pattern}; call (s_ops), litmus_stress, (s_addr, s_it, s_pat); ld.param.b32 %h, [s_ops]; }}"
+    ));
+    f.line("cvt.u64.u32 %w64, %h;");
+    let off = 8 * (layout.outcome_count + Counter::StressOps as u64);
+    f.line(format!(
+        "red.relaxed.gpu.global.add.u64 [%hist+{off}], %w64;"
+    ));
+}
+
+/// Emits the address of global location `loc` for the instance in `%inst` into `dst`.
+pub fn global_addr(f: &mut Func, layout: &Layout, loc: &LocationLayout, dst: &str) {
+    if layout.aliased {
+        f.line(format!("add.u64 {dst}, %mem, {};", 4 * loc.base));
+        return;
+    }
+    f.line(format!("mul.wide.u32 %w64, %inst, {};", loc.multiplier));
+    f.line(format!("rem.u64 %w64, %w64, {};", layout.instances));
+    f.line(format!(
+        "mad.lo.u64 %w64, %w64, {}, {};",
+        4 * loc.stride,
+        4 * loc.base
+    ));
+    f.line(format!("add.u64 {dst}, %mem, %w64;"));
+}
+
+/// Emits the shared address (own CTA) of shared location `loc` for the instance in `%slot`.
+pub fn shared_addr(f: &mut Func, layout: &Layout, loc: &LocationLayout, dst: &str) {
+    f.line(format!("mov.u32 {dst}, litmus_smem;"));
+    if layout.aliased {
+        f.line(format!("add.u32 {dst}, {dst}, {};", 4 * loc.base));
+    } else {
+        f.line(format!("mad.lo.u32 %h2, %slot, 4, {};", 4 * loc.base));
+        f.line(format!("add.u32 {dst}, {dst}, %h2;"));
+    }
+}

@@ -1,0 +1,197 @@
+//! Where everything of a generated kernel lives: the single definition that the emitter, the
+//! CUDA backend and the tests share; the device code the emitter writes computes exactly the
+//! formulas of this module.
+//!
+//! `abi` is what the CUDA backend reads to launch a kernel (parameters, buffers, launch
+//! shapes, the histogram); [`Shape`] maps the test's scope tree onto the grid; placement
+//! decides which role of which instance each thread plays; memory places every location and
+//! result word of every instance; `hash` is the host's copy of the device's per-launch hash.
+
+mod abi;
+mod hash;
+mod memory;
+mod placement;
+mod shape;
+
+pub use abi::{
+    as_u32, Buffer, BufferKind, Counter, DeviceCounts, LaunchConfig, Param, COUNTERS, MAX_OUTCOMES,
+    PARAMS, VIEW_ALIGN,
+};
+pub use hash::{chance, mix32, Salt};
+pub use memory::LocationLayout;
+pub use placement::{multiplier_table, Assignment, Perms};
+pub use shape::{RolePlace, Shape, WARP};
+
+use super::stress::Stress;
+use super::CodegenError;
+use crate::litmus::ast::{LocationKind, Test, Value};
+use crate::outcome::Observable;
+use memory::{Memory, ResultWords};
+use serde::{Deserialize, Serialize};
+
+/// Everything the emitter and the runtime agree on for one kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layout {
+    /// The test's name.
+    pub test: String,
+    /// Placement mapping.
+    pub shape: Shape,
+    /// Test instances per launch.
+    pub instances: u64,
+    /// CTAs that run instances (`tiles * clusters * cluster_dim`).
+    pub testing_ctas: u32,
+    /// The test kernel's launch.
+    pub test_launch: LaunchConfig,
+    /// The collect kernel's launch: one thread per instance.
+    pub collect_launch: LaunchConfig,
+    /// Buffers, in the order of the pointer parameters.
+    pub buffers: Vec<Buffer>,
+    /// Memory locations.
+    pub locations: Vec<LocationLayout>,
+    /// Words of shared memory each CTA declares.
+    pub shared_words: u64,
+    /// Observables, the order of outcome values.
+    pub observables: Vec<Observable>,
+    /// Per observable, the values it can take, in the order of their digits.
+    pub domains: Vec<Vec<Value>>,
+    /// Result words per instance: one status word per role, then every register of every
+    /// thread, then final values of observed shared locations, then software barrier words.
+    pub result_words: u32,
+    /// First result word of the software barriers' words (two per
+    /// [`Shape::soft_barriers`] entry: the published key, then the passed flag).
+    #[serde(default)]
+    pub soft_barrier_word: u32,
+    /// Per observable, the result word holding it (`None` for a global location, read from
+    /// memory).
+    pub observable_words: Vec<Option<u32>>,
+    /// Per thread, the result word of each of its registers (observed or not).
+    pub register_words: Vec<Vec<(String, u32)>>,
+    /// Size of the outcome space, the product of the domain sizes.
+    pub outcome_count: u64,
+    /// Whether instances share memory (`aliased_memory`).
+    pub aliased: bool,
+    /// Bound on backward branches one role takes before its instance counts as skipped.
+    pub loop_bound: u32,
+    /// Virtual views of the memory buffer: 1, or more when the test has generic aliases, each
+    /// of which reaches its location through a view of its own (another virtual address of the
+    /// same physical memory, mapped by the runtime [`Layout::view_bytes`] apart).
+    #[serde(default = "one_view")]
+    pub memory_views: u32,
+    /// Bytes between neighbouring views (a multiple of [`VIEW_ALIGN`]); 0 with one view.
+    #[serde(default)]
+    pub view_bytes: u64,
+    /// Per generic alias of a global location, its view (1, 2, ...; views of different
+    /// locations are independent).
+    #[serde(default)]
+    pub alias_views: Vec<(String, u32)>,
+}
+
+fn one_view() -> u32 {
+    1
+}
+
+impl Layout {
+    /// Lays out `test` under `stress`, with `domains[k]` the values observable `k` (of
+    /// [`crate::outcome::observables`]) can take.
+    pub fn new(
+        test: &Test,
+        stress: &Stress,
+        domains: &[Vec<Value>],
+    ) -> Result<Layout, CodegenError> {
+        stress.validate().map_err(CodegenError::Invalid)?;
+        let shape = Shape::of(test, stress)?;
+        let observables = crate::outcome::observables(test);
+        let outcome_count = outcome_space(&observables, domains)?;
+        let instances = shape.instances();
+        let mut memory = Memory::place(test, stress, &shape)?;
+        let soft = shape.soft_barriers.len();
+        let words = ResultWords::assign(test, &observables, &mut memory.locations, soft)?;
+        let (memory_views, view_bytes, alias_views) = memory.views(test);
+        let testing_ctas = shape.tiles * shape.clusters * shape.cluster_dim;
+        let buffers = abi::buffers(
+            stress,
+            memory.global_words,
+            instances,
+            words.total,
+            outcome_count,
+        );
+        Ok(Layout {
+            test: test.name.clone(),
+            instances,
+            testing_ctas,
+            test_launch: abi::test_launch(stress, &shape, testing_ctas),
+            collect_launch: abi::collect_launch(instances),
+            shape,
+            buffers,
+            locations: memory.locations,
+            shared_words: memory.shared_words,
+            observables,
+            domains: domains.to_vec(),
+            result_words: words.total,
+            soft_barrier_word: words.soft_barriers,
+            observable_words: words.observables,
+            register_words: words.registers,
+            outcome_count,
+            aliased: stress.aliased_memory,
+            loop_bound: 4096,
+            memory_views,
+            view_bytes,
+            alias_views,
+        })
+    }
+
+    /// The size of a buffer in bytes.
+    pub fn buffer_bytes(&self, kind: BufferKind) -> u64 {
+        self.buffers
+            .iter()
+            .find(|b| b.kind == kind)
+            .map_or(0, |b| b.bytes)
+    }
+
+    /// The memory view a name reaches its location through: 0 for the location itself, the
+    /// alias's view for a generic alias of a global location, `None` for other aliases.
+    pub fn view_of(&self, test: &Test, name: &str) -> Option<u32> {
+        match &test.location(name)?.kind {
+            LocationKind::Memory { .. } => Some(0),
+            LocationKind::Alias { .. } => self
+                .alias_views
+                .iter()
+                .find(|(a, _)| a == name)
+                .map(|(_, v)| *v),
+        }
+    }
+
+    /// The memory location a (possibly aliased) name refers to.
+    pub fn location(&self, test: &Test, name: &str) -> Option<&LocationLayout> {
+        let target = test.resolve(name)?;
+        self.locations.iter().find(|l| l.name == target)
+    }
+}
+
+/// The size of the outcome space, the product of the domain sizes, checked against the
+/// observables and the device histogram.
+fn outcome_space(observables: &[Observable], domains: &[Vec<Value>]) -> Result<u64, CodegenError> {
+    if domains.len() != observables.len() {
+        return Err(CodegenError::Invalid(format!(
+            "{} domains given for {} observables",
+            domains.len(),
+            observables.len()
+        )));
+    }
+    let mut outcome_count: u64 = 1;
+    for (o, d) in observables.iter().zip(domains) {
+        if d.is_empty() {
+            return Err(CodegenError::Invalid(format!(
+                "observable {o} has no values"
+            )));
+        }
+        outcome_count = outcome_count.saturating_mul(d.len() as u64);
+    }
+    if outcome_count > MAX_OUTCOMES {
+        return Err(CodegenError::Unsupported {
+            construct: format!("an outcome space of {outcome_count} outcomes"),
+            reason: format!("the device histogram holds at most {MAX_OUTCOMES}"),
+        });
+    }
+    Ok(outcome_count)
+}
