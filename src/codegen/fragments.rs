@@ -10,4 +10,4 @@ pub const SPIN_BARRIER_PTX: &str = include_str!("../../ptx/spin_barrier.ptx");
 pub const SOFT_BARRIER_PTX: &str = include_str!("../../ptx/soft_barrier.ptx");
 
 /// Polls of the spin barrier before a thread gives up waiting.
-pub const SPIN_BOUND: u32 = 20_000;
+pub(crate) const SPIN_BOUND: u32 = 20_000;

@@ -208,7 +208,7 @@ impl POp {
 }
 
 /// The type suffix an atomic operation takes.
-pub fn atom_type(op: AtomOp) -> &'static str {
+fn atom_type(op: AtomOp) -> &'static str {
     match op {
         AtomOp::Exch | AtomOp::Cas | AtomOp::And | AtomOp::Or | AtomOp::Xor => ".b32",
         AtomOp::Add | AtomOp::Sub | AtomOp::Inc | AtomOp::Dec | AtomOp::Min | AtomOp::Max => ".u32",
