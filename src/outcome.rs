@@ -1,7 +1,7 @@
 //! Final states of a test: what is observed (`Observable`), one final state (`Outcome`), and
 //! counts of final states (`Histogram`). Shared by the model, both backends, verdicts and results.
 
-use crate::litmus::ast::{CmpOp, Prop, Reg, Term, Test, Value};
+use crate::litmus::ast::{Prop, Reg, Term, Test, Value};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -46,26 +46,11 @@ impl fmt::Display for Observable {
 /// condition and by the `locations [..]` clause, registers first (by thread, then name), then
 /// locations (by name), without repeats.
 pub fn observables(test: &Test) -> Vec<Observable> {
-    fn collect(prop: &Prop, out: &mut Vec<Observable>) {
-        match prop {
-            Prop::True | Prop::False => {}
-            Prop::Cmp { lhs, rhs, .. } => {
-                for t in [lhs, rhs] {
-                    if let Some(o) = term_observable(t) {
-                        out.push(o);
-                    }
-                }
-            }
-            Prop::Not(p) => collect(p, out),
-            Prop::And(a, b) | Prop::Or(a, b) => {
-                collect(a, out);
-                collect(b, out);
-            }
-        }
-    }
-    let mut out = Vec::new();
-    collect(&test.condition.prop, &mut out);
-    out.extend(test.extra_observed.iter().filter_map(term_observable));
+    let mut out: Vec<Observable> = test
+        .observed_terms()
+        .into_iter()
+        .filter_map(term_observable)
+        .collect();
     out.sort();
     out.dedup();
     out
@@ -79,20 +64,6 @@ fn term_observable(term: &Term) -> Option<Observable> {
         }),
         Term::Loc(name) => Some(Observable::Loc(name.clone())),
         Term::Const(_) => None,
-    }
-}
-
-impl CmpOp {
-    /// Applies the comparison.
-    pub fn eval(self, a: Value, b: Value) -> bool {
-        match self {
-            CmpOp::Eq => a == b,
-            CmpOp::Ne => a != b,
-            CmpOp::Lt => a < b,
-            CmpOp::Le => a <= b,
-            CmpOp::Gt => a > b,
-            CmpOp::Ge => a >= b,
-        }
     }
 }
 
@@ -170,6 +141,7 @@ impl Histogram {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::litmus::ast::CmpOp;
 
     fn reg(thread: usize, name: &str) -> Term {
         Term::Reg {

@@ -19,7 +19,7 @@ fn place(cta: u32, cluster: Option<u32>, warp: Option<u32>) -> Placement {
 
 fn ld(dst: &str, loc: &str) -> Instr {
     Instr::Load {
-        sem: Sem::Weak,
+        sem: LoadSem::Weak,
         scope: None,
         proxy: Proxy::Generic,
         dst: Reg(dst.into()),
@@ -32,7 +32,7 @@ fn ld(dst: &str, loc: &str) -> Instr {
 
 fn st(loc: &str, v: Value) -> Instr {
     Instr::Store {
-        sem: Sem::Weak,
+        sem: StoreSem::Weak,
         scope: None,
         proxy: Proxy::Generic,
         addr: Addr {

@@ -21,7 +21,7 @@ fn at(loc: &str) -> Addr {
     }
 }
 
-fn st(sem: Sem, loc: &str, v: Value) -> Instr {
+fn st(sem: StoreSem, loc: &str, v: Value) -> Instr {
     Instr::Store {
         sem,
         scope: Some(Scope::Gpu),
@@ -31,7 +31,7 @@ fn st(sem: Sem, loc: &str, v: Value) -> Instr {
     }
 }
 
-fn ld(sem: Sem, r: &str, loc: &str) -> Instr {
+fn ld(sem: LoadSem, r: &str, loc: &str) -> Instr {
     Instr::Load {
         sem,
         scope: Some(Scope::Gpu),
@@ -97,7 +97,7 @@ fn test(name: &str, locs: &[&str], bodies: Vec<Vec<Instr>>, prop: Prop) -> Test 
 }
 
 /// SB: `x=1; r0=y || y=1; r1=x`, weak outcome r0=r1=0.
-fn sb(sem_st: Sem, sem_ld: Sem, fenced: bool) -> Test {
+fn sb(sem_st: StoreSem, sem_ld: LoadSem, fenced: bool) -> Test {
     let mut p0 = vec![st(sem_st, "x", 1), ld(sem_ld, "r0", "y")];
     let mut p1 = vec![st(sem_st, "y", 1), ld(sem_ld, "r1", "x")];
     if fenced {
@@ -140,7 +140,7 @@ fn count(r: &TestRun, values: &[Value]) -> u64 {
 
 #[test]
 fn counts_add_up_to_the_instances_run() {
-    let t = sb(Sem::Relaxed, Sem::Relaxed, false);
+    let t = sb(StoreSem::Relaxed, LoadSem::Relaxed, false);
     let r = run(&t, Budget::Instances(10_007), &[("batch", "1000")]).unwrap();
     assert_eq!(r.info.instances, 10_007);
     assert_eq!(r.histogram.total() + r.info.skipped, 10_007);
@@ -156,7 +156,7 @@ fn counts_add_up_to_the_instances_run() {
 
 #[test]
 fn sb_relaxed_shows_store_buffering() {
-    let t = sb(Sem::Relaxed, Sem::Relaxed, false);
+    let t = sb(StoreSem::Relaxed, LoadSem::Relaxed, false);
     assert_eq!(observables(&t).len(), 2);
     let mut weak = 0;
     // Up to ~10 s on a loaded machine; usually the first run suffices.
@@ -172,7 +172,7 @@ fn sb_relaxed_shows_store_buffering() {
 
 #[test]
 fn sb_with_fence_sc_never_shows_the_weak_outcome() {
-    let t = sb(Sem::Relaxed, Sem::Relaxed, true);
+    let t = sb(StoreSem::Relaxed, LoadSem::Relaxed, true);
     let r = run(&t, Budget::Seconds(1.0), &[]).unwrap();
     assert!(r.histogram.total() > 1000);
     assert_eq!(count(&r, &[0, 0]), 0);
@@ -184,8 +184,11 @@ fn mp_release_acquire_never_shows_the_forbidden_outcome() {
         "MP+rel+acq",
         &["x", "y"],
         vec![
-            vec![st(Sem::Weak, "x", 1), st(Sem::Release, "y", 1)],
-            vec![ld(Sem::Acquire, "r0", "y"), ld(Sem::Weak, "r1", "x")],
+            vec![st(StoreSem::Weak, "x", 1), st(StoreSem::Release, "y", 1)],
+            vec![
+                ld(LoadSem::Acquire, "r0", "y"),
+                ld(LoadSem::Weak, "r1", "x"),
+            ],
         ],
         Prop::And(Box::new(eq(1, "r0", 1)), Box::new(eq(1, "r1", 0))),
     );
@@ -206,7 +209,7 @@ fn cas_and_barriers_run_and_synchronise() {
         count: None,
     });
     let cas = |r: &str| Instr::Atom {
-        sem: Sem::Relaxed,
+        sem: RmwSem::Relaxed,
         scope: Some(Scope::Gpu),
         op: AtomOp::Cas,
         dst: reg(r),
@@ -219,16 +222,16 @@ fn cas_and_barriers_run_and_synchronise() {
         &["x", "y", "z"],
         vec![
             vec![
-                st(Sem::Weak, "x", 1),
+                st(StoreSem::Weak, "x", 1),
                 cas("r2"),
                 bar.clone(),
-                ld(Sem::Weak, "r0", "y"),
+                ld(LoadSem::Weak, "r0", "y"),
             ],
             vec![
-                st(Sem::Weak, "y", 1),
+                st(StoreSem::Weak, "y", 1),
                 cas("r3"),
                 bar,
-                ld(Sem::Weak, "r1", "x"),
+                ld(LoadSem::Weak, "r1", "x"),
             ],
         ],
         Prop::And(Box::new(eq(0, "r0", 0)), Box::new(eq(1, "r1", 0))),
@@ -263,9 +266,9 @@ fn cas_and_barriers_run_and_synchronise() {
 
 #[test]
 fn refuses_what_it_cannot_run_faithfully() {
-    let mut t = sb(Sem::Relaxed, Sem::Relaxed, false);
+    let mut t = sb(StoreSem::Relaxed, LoadSem::Relaxed, false);
     t.threads[0].body[1] = Instr::Load {
-        sem: Sem::Weak,
+        sem: LoadSem::Weak,
         scope: None,
         proxy: Proxy::Texture,
         dst: reg("r0"),
@@ -274,7 +277,7 @@ fn refuses_what_it_cannot_run_faithfully() {
     // A texture load runs as a generic one: SB's outcomes stay allowed with it.
     let r = run(&t, Budget::Instances(10), &[]).unwrap();
     assert_eq!(r.histogram.total() + r.info.skipped, 10);
-    let mut t = sb(Sem::Relaxed, Sem::Relaxed, false);
+    let mut t = sb(StoreSem::Relaxed, LoadSem::Relaxed, false);
     let body = &mut t.threads[0].body;
     body.insert(0, Instr::Label(Label("L".into())));
     body.push(Instr::Barrier(Barrier::Cta {
@@ -294,7 +297,7 @@ fn refuses_what_it_cannot_run_faithfully() {
         Err(RunError::Unsupported(why)) => assert!(why.contains("loop"), "{why}"),
         other => panic!("expected a refusal, got {other:?}"),
     }
-    let t = sb(Sem::Relaxed, Sem::Relaxed, false);
+    let t = sb(StoreSem::Relaxed, LoadSem::Relaxed, false);
     match run(&t, Budget::Instances(10), &[("bogus", "1")]) {
         Err(RunError::Failed(why)) => assert!(why.contains("bogus")),
         other => panic!("expected an option error, got {other:?}"),
@@ -303,7 +306,7 @@ fn refuses_what_it_cannot_run_faithfully() {
 
 #[test]
 fn cancel_stops_early_and_marks_the_run_partial() {
-    let t = sb(Sem::Relaxed, Sem::Relaxed, false);
+    let t = sb(StoreSem::Relaxed, LoadSem::Relaxed, false);
     let cancel = AtomicBool::new(true);
     let r = cpu::run(
         &t,

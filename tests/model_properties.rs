@@ -41,7 +41,7 @@ fn random_instr(rng: &mut Rng, next_reg: &mut usize, value: &mut Value) -> Instr
             let dst = Reg(format!("r{next_reg}"));
             *next_reg += 1;
             Instr::Load {
-                sem: rng.pick(&[Sem::Weak, Sem::Relaxed, Sem::Acquire]),
+                sem: rng.pick(&[LoadSem::Weak, LoadSem::Relaxed, LoadSem::Acquire]),
                 scope,
                 proxy: Proxy::Generic,
                 dst,
@@ -51,7 +51,7 @@ fn random_instr(rng: &mut Rng, next_reg: &mut usize, value: &mut Value) -> Instr
         3..=5 => {
             *value += 1;
             Instr::Store {
-                sem: rng.pick(&[Sem::Weak, Sem::Relaxed, Sem::Release]),
+                sem: rng.pick(&[StoreSem::Weak, StoreSem::Relaxed, StoreSem::Release]),
                 scope,
                 proxy: Proxy::Generic,
                 addr: addr(loc),
@@ -64,7 +64,12 @@ fn random_instr(rng: &mut Rng, next_reg: &mut usize, value: &mut Value) -> Instr
             *value += 1;
             let op = rng.pick(&[AtomOp::Add, AtomOp::Exch, AtomOp::Cas]);
             Instr::Atom {
-                sem: rng.pick(&[Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel]),
+                sem: rng.pick(&[
+                    RmwSem::Relaxed,
+                    RmwSem::Acquire,
+                    RmwSem::Release,
+                    RmwSem::AcqRel,
+                ]),
                 scope,
                 op,
                 dst,
@@ -166,17 +171,17 @@ fn strengthen(test: &Test, rng: &mut Rng) -> Option<Test> {
     };
     match &mut t.threads[th].body[i] {
         Instr::Load { sem, scope, .. } => match *sem {
-            Sem::Weak => *sem = Sem::Relaxed,
-            Sem::Relaxed => *sem = Sem::Acquire,
+            LoadSem::Weak => *sem = LoadSem::Relaxed,
+            LoadSem::Relaxed => *sem = LoadSem::Acquire,
             _ => *scope = Some(wider(*scope)?),
         },
         Instr::Store { sem, scope, .. } => match *sem {
-            Sem::Weak => *sem = Sem::Relaxed,
-            Sem::Relaxed => *sem = Sem::Release,
+            StoreSem::Weak => *sem = StoreSem::Relaxed,
+            StoreSem::Relaxed => *sem = StoreSem::Release,
             _ => *scope = Some(wider(*scope)?),
         },
         Instr::Atom { sem, scope, .. } => match *sem {
-            Sem::Relaxed | Sem::Acquire | Sem::Release => *sem = Sem::AcqRel,
+            RmwSem::Relaxed | RmwSem::Acquire | RmwSem::Release => *sem = RmwSem::AcqRel,
             _ => *scope = Some(wider(*scope)?),
         },
         Instr::Fence(Fence::Memory { sem, scope }) => match *sem {

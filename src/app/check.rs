@@ -3,7 +3,7 @@
 
 use super::{bounded_check, AppError, Exit};
 use crate::cli::CheckArgs;
-use crate::litmus::ast::{CmpOp, Prop, Quantifier, Term, Test};
+use crate::litmus::ast::{Prop, Quantifier, Term, Test};
 use crate::litmus::{self, hash};
 use crate::model::{dot, explain, CheckResult, ModelVerdict};
 use crate::outcome::{Observable, Outcome};
@@ -227,15 +227,7 @@ fn prop_text(p: &Prop) -> String {
         Prop::True => "true".into(),
         Prop::False => "false".into(),
         Prop::Cmp { lhs, op, rhs } => {
-            let o = match op {
-                CmpOp::Eq => "==",
-                CmpOp::Ne => "!=",
-                CmpOp::Lt => "<",
-                CmpOp::Le => "<=",
-                CmpOp::Gt => ">",
-                CmpOp::Ge => ">=",
-            };
-            format!("{} {o} {}", term_text(lhs), term_text(rhs))
+            format!("{} {} {}", term_text(lhs), op.symbol(), term_text(rhs))
         }
         Prop::Not(q) => format!("~({})", prop_text(q)),
         Prop::And(a, b) => format!("({} /\\ {})", prop_text(a), prop_text(b)),

@@ -122,7 +122,8 @@ pub struct Reg(pub String);
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Label(pub String);
 
-/// The semantics qualifier of a memory operation.
+/// The semantics of a memory operation, any kind (what the memory model reads; each instruction
+/// holds the narrower type of the semantics it can have: [`LoadSem`], [`StoreSem`], [`RmwSem`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Sem {
     /// `.weak` (also a plain `ld`/`st` with no qualifier).
@@ -137,6 +138,46 @@ pub enum Sem {
     AcqRel,
     /// `.volatile`: the ISA treats it as `.relaxed.sys` for the memory model.
     Volatile,
+}
+
+/// The semantics a load can have (`ld{.sem}`): a load never releases.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum LoadSem {
+    /// `.weak` (also a plain `ld` with no qualifier).
+    Weak,
+    /// `.relaxed`.
+    Relaxed,
+    /// `.acquire`.
+    Acquire,
+    /// `.volatile`.
+    Volatile,
+}
+
+/// The semantics a store can have (`st{.sem}`): a store never acquires.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum StoreSem {
+    /// `.weak` (also a plain `st` with no qualifier).
+    Weak,
+    /// `.relaxed`.
+    Relaxed,
+    /// `.release`.
+    Release,
+    /// `.volatile`.
+    Volatile,
+}
+
+/// The semantics a read-modify-write (`atom`, `red`) can have: always strong, `.relaxed` when
+/// none is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum RmwSem {
+    /// `.relaxed`.
+    Relaxed,
+    /// `.acquire`.
+    Acquire,
+    /// `.release`.
+    Release,
+    /// `.acq_rel`.
+    AcqRel,
 }
 
 /// A scope, ordered by inclusion: `cta ⊂ cluster ⊂ gpu ⊂ sys`.
@@ -354,7 +395,7 @@ pub enum Instr {
     /// `ld`, `tld` (texture), `suld` (surface), `cold` (constant): `dst <- [addr]`.
     Load {
         /// Semantics.
-        sem: Sem,
+        sem: LoadSem,
         /// Scope, when given.
         scope: Option<Scope>,
         /// Proxy, from the mnemonic.
@@ -367,7 +408,7 @@ pub enum Instr {
     /// `st`, `sust` (surface): `[addr] <- src`.
     Store {
         /// Semantics.
-        sem: Sem,
+        sem: StoreSem,
         /// Scope, when given.
         scope: Option<Scope>,
         /// Proxy, from the mnemonic.
@@ -380,7 +421,7 @@ pub enum Instr {
     /// `atom.{sem}.{scope}.{op} dst, addr, src[, src2]`: read-modify-write returning the old value.
     Atom {
         /// Semantics.
-        sem: Sem,
+        sem: RmwSem,
         /// Scope, when given.
         scope: Option<Scope>,
         /// Operation.
@@ -397,7 +438,7 @@ pub enum Instr {
     /// `red.{sem}.{scope}.{op} addr, src`: read-modify-write with no result.
     Red {
         /// Semantics.
-        sem: Sem,
+        sem: RmwSem,
         /// Scope, when given.
         scope: Option<Scope>,
         /// Operation.
@@ -552,6 +593,46 @@ impl Sem {
     }
 }
 
+/// The narrower semantics types widen to [`Sem`] and are spelled as it is.
+macro_rules! narrower_sem {
+    ($t:ident: $($v:ident),+) => {
+        impl From<$t> for Sem {
+            fn from(s: $t) -> Sem {
+                match s {
+                    $($t::$v => Sem::$v,)+
+                }
+            }
+        }
+
+        impl TryFrom<Sem> for $t {
+            type Error = Sem;
+
+            /// The semantics as this kind of instruction has it, or back when it cannot.
+            fn try_from(s: Sem) -> Result<$t, Sem> {
+                match s {
+                    $(Sem::$v => Ok($t::$v),)+
+                    #[allow(unreachable_patterns)]
+                    _ => Err(s),
+                }
+            }
+        }
+
+        impl $t {
+            /// Every value, in declaration order.
+            pub const ALL: &'static [$t] = &[$($t::$v),+];
+
+            /// The PTX spelling without the dot.
+            pub fn as_str(self) -> &'static str {
+                Sem::from(self).as_str()
+            }
+        }
+    };
+}
+
+narrower_sem!(LoadSem: Weak, Relaxed, Acquire, Volatile);
+narrower_sem!(StoreSem: Weak, Relaxed, Release, Volatile);
+narrower_sem!(RmwSem: Relaxed, Acquire, Release, AcqRel);
+
 impl AtomOp {
     /// The PTX spelling without the dot.
     pub fn as_str(self) -> &'static str {
@@ -567,6 +648,60 @@ impl AtomOp {
             AtomOp::Xor => "xor",
             AtomOp::Min => "min",
             AtomOp::Max => "max",
+        }
+    }
+}
+
+impl CmpOp {
+    /// Every comparison.
+    pub const ALL: [CmpOp; 6] = [
+        CmpOp::Eq,
+        CmpOp::Ne,
+        CmpOp::Lt,
+        CmpOp::Le,
+        CmpOp::Gt,
+        CmpOp::Ge,
+    ];
+
+    /// The spelling in conditions: `==`, `!=`, `<`, `<=`, `>`, `>=`.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "==",
+            CmpOp::Ne => "!=",
+            CmpOp::Lt => "<",
+            CmpOp::Le => "<=",
+            CmpOp::Gt => ">",
+            CmpOp::Ge => ">=",
+        }
+    }
+
+    /// The PTX comparison (`setp.eq`; a branch on it is `beq`): `eq`, `ne`, `lt`, `le`, `gt`,
+    /// `ge`.
+    pub fn suffix(self) -> &'static str {
+        match self {
+            CmpOp::Eq => "eq",
+            CmpOp::Ne => "ne",
+            CmpOp::Lt => "lt",
+            CmpOp::Le => "le",
+            CmpOp::Gt => "gt",
+            CmpOp::Ge => "ge",
+        }
+    }
+
+    /// The branch that takes this comparison: `beq`, `bne`, `blt`, `ble`, `bgt`, `bge`.
+    pub fn branch(self) -> String {
+        format!("b{}", self.suffix())
+    }
+
+    /// Applies the comparison.
+    pub fn eval(self, a: Value, b: Value) -> bool {
+        match self {
+            CmpOp::Eq => a == b,
+            CmpOp::Ne => a != b,
+            CmpOp::Lt => a < b,
+            CmpOp::Le => a <= b,
+            CmpOp::Gt => a > b,
+            CmpOp::Ge => a >= b,
         }
     }
 }

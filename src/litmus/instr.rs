@@ -144,8 +144,8 @@ fn space(w: &str) -> Option<SpaceQual> {
     }
 }
 
-fn sem_in(allowed: &'static [Sem]) -> impl Fn(&str) -> Option<Sem> {
-    move |w| allowed.iter().copied().find(|s| s.as_str() == w)
+fn sem_in<S: Copy + Into<Sem>>(allowed: &'static [S]) -> impl Fn(&str) -> Option<S> {
+    move |w| allowed.iter().copied().find(|s| (*s).into().as_str() == w)
 }
 
 fn atom_op(w: &str) -> Option<AtomOp> {
@@ -205,15 +205,11 @@ impl Parser<'_> {
                 let b = self.operand()?;
                 Instr::Alu { op, dst, a, b }
             }
-            "beq" | "bne" | "blt" | "ble" | "bgt" | "bge" => {
-                let op = match base.as_str() {
-                    "beq" => CmpOp::Eq,
-                    "bne" => CmpOp::Ne,
-                    "blt" => CmpOp::Lt,
-                    "ble" => CmpOp::Le,
-                    "bgt" => CmpOp::Gt,
-                    _ => CmpOp::Ge,
-                };
+            b if CmpOp::ALL.iter().any(|o| o.branch() == b) => {
+                let op = CmpOp::ALL
+                    .into_iter()
+                    .find(|o| o.branch() == b)
+                    .expect("a branch mnemonic");
                 q.finish(self)?;
                 let a = self.operand()?;
                 self.comma()?;
@@ -256,19 +252,18 @@ impl Parser<'_> {
         };
         let bare = q.is_empty();
         let (sem, scope) = if proxy == Proxy::Generic {
-            const SEMS: &[Sem] = &[Sem::Weak, Sem::Relaxed, Sem::Acquire, Sem::Volatile];
             let sem = q.take(
                 "load semantics (`.weak`, `.relaxed`, `.acquire`, `.volatile`)",
-                sem_in(SEMS),
+                sem_in(LoadSem::ALL),
             );
             let scope = match sem {
-                Some(Sem::Relaxed | Sem::Acquire) => q.take(SCOPE, scope),
+                Some(LoadSem::Relaxed | LoadSem::Acquire) => q.take(SCOPE, scope),
                 _ => None,
             };
-            (sem.unwrap_or(Sem::Weak), scope)
+            (sem.unwrap_or(LoadSem::Weak), scope)
         } else {
-            q.take("`.weak`", sem_in(&[Sem::Weak]));
-            (Sem::Weak, None)
+            q.take("`.weak`", sem_in(&[LoadSem::Weak]));
+            (LoadSem::Weak, None)
         };
         let space = q.take(SPACE, space);
         q.skip_type();
@@ -292,19 +287,18 @@ impl Parser<'_> {
 
     fn store(&mut self, base: &str, q: &mut Quals, thread: usize) -> Result<Instr, ParseError> {
         let (sem, scope, proxy) = if base == "st" {
-            const SEMS: &[Sem] = &[Sem::Weak, Sem::Relaxed, Sem::Release, Sem::Volatile];
             let sem = q.take(
                 "store semantics (`.weak`, `.relaxed`, `.release`, `.volatile`)",
-                sem_in(SEMS),
+                sem_in(StoreSem::ALL),
             );
             let scope = match sem {
-                Some(Sem::Relaxed | Sem::Release) => q.take(SCOPE, scope),
+                Some(StoreSem::Relaxed | StoreSem::Release) => q.take(SCOPE, scope),
                 _ => None,
             };
-            (sem.unwrap_or(Sem::Weak), scope, Proxy::Generic)
+            (sem.unwrap_or(StoreSem::Weak), scope, Proxy::Generic)
         } else {
-            q.take("`.weak`", sem_in(&[Sem::Weak]));
-            (Sem::Weak, None, Proxy::Surface)
+            q.take("`.weak`", sem_in(&[StoreSem::Weak]));
+            (StoreSem::Weak, None, Proxy::Surface)
         };
         let space = q.take(SPACE, space);
         q.skip_type();
@@ -322,13 +316,12 @@ impl Parser<'_> {
     }
 
     fn rmw(&mut self, base: &str, q: &mut Quals, thread: usize) -> Result<Instr, ParseError> {
-        const SEMS: &[Sem] = &[Sem::Relaxed, Sem::Acquire, Sem::Release, Sem::AcqRel];
         let sem = q
             .take(
                 "semantics (`.relaxed`, `.acquire`, `.release`, `.acq_rel`)",
-                sem_in(SEMS),
+                sem_in(RmwSem::ALL),
             )
-            .unwrap_or(Sem::Relaxed);
+            .unwrap_or(RmwSem::Relaxed);
         let scope = q.take(SCOPE, scope);
         let space = q.take(SPACE, space);
         let op = q.require(self, ATOM_OP, atom_op)?;

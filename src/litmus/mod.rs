@@ -15,6 +15,7 @@ mod lexer;
 mod operands;
 mod parser;
 mod print;
+mod strength;
 mod summary;
 mod validate;
 

@@ -2,7 +2,7 @@
 //! names: the one walk over operands that every stage uses, so that no stage forgets an operand
 //! (a barrier's id, count or predicate, an address offset).
 
-use super::ast::{Addr, BarOp, Barrier, Instr, Operand, Prop, Reg, Term, Test};
+use super::ast::{Addr, BarOp, Barrier, Instr, Operand, Prop, Proxy, Reg, Term, Test};
 
 impl Instr {
     /// The register the instruction writes, if any.
@@ -66,6 +66,26 @@ impl Instr {
             _ => None,
         }
     }
+
+    /// The address of a memory access, to rewrite it.
+    pub fn addr_mut(&mut self) -> Option<&mut Addr> {
+        match self {
+            Instr::Load { addr, .. }
+            | Instr::Store { addr, .. }
+            | Instr::Atom { addr, .. }
+            | Instr::Red { addr, .. } => Some(addr),
+            _ => None,
+        }
+    }
+
+    /// The proxy a memory access goes through (`atom` and `red` are always generic).
+    pub fn proxy(&self) -> Option<Proxy> {
+        match self {
+            Instr::Load { proxy, .. } | Instr::Store { proxy, .. } => Some(*proxy),
+            Instr::Atom { .. } | Instr::Red { .. } => Some(Proxy::Generic),
+            _ => None,
+        }
+    }
 }
 
 impl Prop {
@@ -84,12 +104,35 @@ impl Prop {
     }
 }
 
+impl Prop {
+    /// The terms of the proposition, left to right, to rewrite them.
+    pub fn terms_mut(&mut self) -> Vec<&mut Term> {
+        match self {
+            Prop::True | Prop::False => Vec::new(),
+            Prop::Cmp { lhs, rhs, .. } => vec![lhs, rhs],
+            Prop::Not(p) => p.terms_mut(),
+            Prop::And(a, b) | Prop::Or(a, b) => {
+                let mut t = a.terms_mut();
+                t.extend(b.terms_mut());
+                t
+            }
+        }
+    }
+}
+
 impl Test {
     /// The terms through which the final state is observed: the condition's, then those of the
     /// `locations [..]` clause.
     pub fn observed_terms(&self) -> Vec<&Term> {
         let mut t = self.condition.prop.terms();
         t.extend(&self.extra_observed);
+        t
+    }
+
+    /// [`Test::observed_terms`], to rewrite them.
+    pub fn observed_terms_mut(&mut self) -> Vec<&mut Term> {
+        let mut t = self.condition.prop.terms_mut();
+        t.extend(&mut self.extra_observed);
         t
     }
 

@@ -625,12 +625,12 @@ impl<'a> Parser<'a> {
         }
         let lhs = self.term()?;
         let op = match &self.peek().tok {
-            Tok::Punct("==" | "=") => CmpOp::Eq,
-            Tok::Punct("!=") => CmpOp::Ne,
-            Tok::Punct("<") => CmpOp::Lt,
-            Tok::Punct("<=") => CmpOp::Le,
-            Tok::Punct(">") => CmpOp::Gt,
-            Tok::Punct(">=") => CmpOp::Ge,
+            // herd also writes equality as `=`.
+            Tok::Punct("=") => CmpOp::Eq,
+            Tok::Punct(p) if CmpOp::ALL.iter().any(|o| o.symbol() == *p) => CmpOp::ALL
+                .into_iter()
+                .find(|o| o.symbol() == *p)
+                .expect("a comparison"),
             _ => return Err(self.unexpected("a comparison (`==`, `!=`, `<`, `<=`, `>`, `>=`)")),
         };
         self.bump();

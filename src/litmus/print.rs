@@ -104,7 +104,8 @@ fn table(threads: &[Thread]) -> String {
     out
 }
 
-fn scoped(sem: Sem, scope: Option<Scope>) -> String {
+fn scoped(sem: impl Into<Sem>, scope: Option<Scope>) -> String {
+    let sem: Sem = sem.into();
     match scope {
         Some(s) => format!("{}.{}", sem.as_str(), s.as_str()),
         None => sem.as_str().to_string(),
@@ -269,15 +270,7 @@ pub fn instr(i: &Instr) -> String {
             cond: Some(BranchCond { op, a, b }),
             target,
         } => {
-            let mn = match op {
-                CmpOp::Eq => "beq",
-                CmpOp::Ne => "bne",
-                CmpOp::Lt => "blt",
-                CmpOp::Le => "ble",
-                CmpOp::Gt => "bgt",
-                CmpOp::Ge => "bge",
-            };
-            format!("{mn} {}, {}, {target}", operand(a), operand(b))
+            format!("{} {}, {}, {target}", op.branch(), operand(a), operand(b))
         }
         Instr::Label(l) => format!("{l}:"),
     }
@@ -301,15 +294,7 @@ fn prop(p: &Prop, ctx: u8) -> String {
         Prop::True => "true".into(),
         Prop::False => "false".into(),
         Prop::Cmp { lhs, op, rhs } => {
-            let o = match op {
-                CmpOp::Eq => "==",
-                CmpOp::Ne => "!=",
-                CmpOp::Lt => "<",
-                CmpOp::Le => "<=",
-                CmpOp::Gt => ">",
-                CmpOp::Ge => ">=",
-            };
-            let s = format!("{} {o} {}", term(lhs), term(rhs));
+            let s = format!("{} {} {}", term(lhs), op.symbol(), term(rhs));
             if ctx >= 3 {
                 format!("({s})")
             } else {

@@ -104,7 +104,8 @@ pub fn features(test: &Test) -> Vec<&'static str> {
     add(
         "volatile",
         any(&|i| match i {
-            Instr::Load { sem, .. } | Instr::Store { sem, .. } => *sem == Sem::Volatile,
+            Instr::Load { sem, .. } => *sem == LoadSem::Volatile,
+            Instr::Store { sem, .. } => *sem == StoreSem::Volatile,
             _ => false,
         }),
     );
@@ -124,24 +125,18 @@ pub fn features(test: &Test) -> Vec<&'static str> {
 /// `.cta|.gpu|.sys`, and the cluster barrier as `.cluster`. Weak accesses, proxy fences and CTA
 /// barriers have no scope.
 pub fn scopes(test: &Test) -> Vec<Scope> {
-    let strong = |sem: Sem, scope: Option<Scope>| match (sem, scope) {
-        (Sem::Weak, _) => None,
-        (Sem::Volatile, _) => Some(Scope::Sys),
-        (_, s) => Some(s.unwrap_or(Scope::Gpu)),
-    };
     let mut out: Vec<Scope> = test
         .threads
         .iter()
         .flat_map(|t| &t.body)
         .filter_map(|i| match i {
-            Instr::Load { sem, scope, .. }
-            | Instr::Store { sem, scope, .. }
-            | Instr::Atom { sem, scope, .. }
-            | Instr::Red { sem, scope, .. } => strong(*sem, *scope),
+            Instr::Load { sem, scope, .. } => Sem::from(*sem).scope(*scope),
+            Instr::Store { sem, scope, .. } => Sem::from(*sem).scope(*scope),
+            Instr::Atom { sem, scope, .. } | Instr::Red { sem, scope, .. } => {
+                Sem::from(*sem).scope(*scope)
+            }
             Instr::Fence(Fence::Memory { scope, .. }) => Some(*scope),
-            Instr::Fence(Fence::Membar(MembarLevel::Cta)) => Some(Scope::Cta),
-            Instr::Fence(Fence::Membar(MembarLevel::Gl)) => Some(Scope::Gpu),
-            Instr::Fence(Fence::Membar(MembarLevel::Sys)) => Some(Scope::Sys),
+            Instr::Fence(Fence::Membar(level)) => Some(level.scope()),
             Instr::Barrier(Barrier::ClusterArrive { .. } | Barrier::ClusterWait) => {
                 Some(Scope::Cluster)
             }

@@ -746,6 +746,7 @@ impl Runner<'_> {
                         Ok(x) => x,
                         Err(f) => return self.finish(st, Some(f), out),
                     };
+                    let sem = &Sem::from(*sem);
                     let (strong, acquire, release, scope) = access_attrs(*sem, *scope);
                     if release {
                         return Err(unsupported_sem("a load", *sem));
@@ -781,6 +782,7 @@ impl Runner<'_> {
                         Ok(x) => x,
                         Err(f) => return self.finish(st, Some(f), out),
                     };
+                    let sem = &Sem::from(*sem);
                     let (strong, acquire, release, scope) = access_attrs(*sem, *scope);
                     if acquire {
                         return Err(unsupported_sem("a store", *sem));
@@ -808,6 +810,7 @@ impl Runner<'_> {
                 } => {
                     let di = Some(self.reg(dst));
                     let s2 = src2.as_ref();
+                    let sem = &Sem::from(*sem);
                     return self.rmw(st, pc, *sem, *scope, *op, di, addr, src, s2, false, out);
                 }
                 Instr::Red {
@@ -817,6 +820,7 @@ impl Runner<'_> {
                     addr,
                     src,
                 } => {
+                    let sem = &Sem::from(*sem);
                     return self.rmw(st, pc, *sem, *scope, *op, None, addr, src, None, true, out);
                 }
                 Instr::Fence(f) => {

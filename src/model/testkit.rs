@@ -44,7 +44,7 @@ fn addr(l: &str) -> Addr {
 /// `ld.sem.scope dst, l`.
 pub fn ld(sem: Sem, scope: Option<Scope>, dst: &str, l: &str) -> Instr {
     Instr::Load {
-        sem,
+        sem: sem.try_into().expect("a load's semantics"),
         scope,
         proxy: Proxy::Generic,
         dst: Reg(dst.into()),
@@ -55,7 +55,7 @@ pub fn ld(sem: Sem, scope: Option<Scope>, dst: &str, l: &str) -> Instr {
 /// A load through a proxy.
 pub fn ldp(proxy: Proxy, dst: &str, l: &str) -> Instr {
     Instr::Load {
-        sem: Sem::Weak,
+        sem: LoadSem::Weak,
         scope: None,
         proxy,
         dst: Reg(dst.into()),
@@ -66,7 +66,7 @@ pub fn ldp(proxy: Proxy, dst: &str, l: &str) -> Instr {
 /// `st.sem.scope l, v`.
 pub fn st(sem: Sem, scope: Option<Scope>, l: &str, v: Operand) -> Instr {
     Instr::Store {
-        sem,
+        sem: sem.try_into().expect("a store's semantics"),
         scope,
         proxy: Proxy::Generic,
         addr: addr(l),
@@ -77,7 +77,7 @@ pub fn st(sem: Sem, scope: Option<Scope>, l: &str, v: Operand) -> Instr {
 /// A store through a proxy.
 pub fn stp(proxy: Proxy, l: &str, v: Value) -> Instr {
     Instr::Store {
-        sem: Sem::Weak,
+        sem: StoreSem::Weak,
         scope: None,
         proxy,
         addr: addr(l),
@@ -88,7 +88,7 @@ pub fn stp(proxy: Proxy, l: &str, v: Value) -> Instr {
 /// `atom.sem.gpu.op dst, l, a`.
 pub fn atom(sem: Sem, op: AtomOp, dst: &str, l: &str, a: Operand, b: Option<Operand>) -> Instr {
     Instr::Atom {
-        sem,
+        sem: sem.try_into().expect("an atom's semantics"),
         scope: Some(Scope::Gpu),
         op,
         dst: Reg(dst.into()),

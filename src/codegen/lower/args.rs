@@ -6,7 +6,7 @@ use super::unsupported;
 use crate::codegen::layout::Layout;
 use crate::codegen::ptx::PSpace;
 use crate::codegen::CodegenError;
-use crate::litmus::ast::{Instr, LocationKind, Proxy, Space, Test};
+use crate::litmus::ast::{LocationKind, Proxy, Space, Test};
 use serde::{Deserialize, Serialize};
 
 /// One location argument of a role function.
@@ -69,21 +69,16 @@ pub(super) fn memory_of<'t>(
 fn accesses(test: &Test, layout: &Layout, role: usize) -> Result<Vec<(String, u32)>, CodegenError> {
     let mut accessed = Vec::new();
     for i in &test.threads[role].body {
-        let a = match i {
-            Instr::Load { addr, proxy, .. } | Instr::Store { addr, proxy, .. } => {
-                if *proxy != Proxy::Generic {
-                    return Err(unsupported(
-                        format!("a {proxy:?}-proxy access of P{role} to {}", addr.loc),
-                        "texture, surface and constant accesses need texture/surface objects \
-                         or constant banks bound to the location, which the GPU harness does \
-                         not create",
-                    ));
-                }
-                addr
-            }
-            Instr::Atom { addr, .. } | Instr::Red { addr, .. } => addr,
-            _ => continue,
+        let Some(a) = i.addr() else {
+            continue;
         };
+        if let Some(proxy) = i.proxy().filter(|p| *p != Proxy::Generic) {
+            return Err(unsupported(
+                format!("a {proxy:?}-proxy access of P{role} to {}", a.loc),
+                "texture, surface and constant accesses need texture/surface objects or \
+                 constant banks bound to the location, which the GPU harness does not create",
+            ));
+        }
         let (m, view) = memory_of(test, layout, &a.loc, role)?;
         accessed.push((m.to_string(), view));
     }

@@ -10,14 +10,14 @@ use crate::codegen::ptx::{Order, PAddr, POp, PReg, PSpace, Src};
 use crate::codegen::soft_barrier::{SoftBarrier, GAVE_UP, SOFT_BOUND};
 use crate::codegen::CodegenError;
 use crate::litmus::ast::{
-    Addr, AluOp, AtomOp, Barrier, BranchCond, CmpOp, Fence, Instr, Label, Operand, ProxyFenceKind,
-    Reg, Scope, Sem, Value,
+    Addr, AluOp, AtomOp, Barrier, BranchCond, Fence, Instr, Label, LoadSem, Operand,
+    ProxyFenceKind, Reg, RmwSem, Scope, Sem, StoreSem, Value,
 };
 
 type Emitted = Result<(), CodegenError>;
 
-/// Lowers instruction `index` of the role.
-pub(super) fn instr(cx: &mut Ctx, index: usize, i: &Instr) -> Emitted {
+/// Lowers instruction `cx.index` of the role.
+pub(super) fn instr(cx: &mut Ctx, i: &Instr) -> Emitted {
     match i {
         Instr::Load {
             sem,
@@ -25,14 +25,14 @@ pub(super) fn instr(cx: &mut Ctx, index: usize, i: &Instr) -> Emitted {
             dst,
             addr,
             ..
-        } => load(cx, index, order(sem, scope), dst, addr),
+        } => load(cx, *sem, *scope, dst, addr),
         Instr::Store {
             sem,
             scope,
             addr,
             src,
             ..
-        } => store(cx, index, order(sem, scope), addr, src),
+        } => store(cx, *sem, *scope, addr, src),
         Instr::Atom {
             sem,
             scope,
@@ -41,36 +41,28 @@ pub(super) fn instr(cx: &mut Ctx, index: usize, i: &Instr) -> Emitted {
             addr,
             src,
             src2,
-        } => atom(
-            cx,
-            index,
-            order(sem, scope),
-            *op,
-            dst,
-            addr,
-            (src, src2.as_ref()),
-        ),
+        } => atom(cx, order(*sem, *scope), *op, dst, addr, src, src2),
         Instr::Red {
             sem,
             scope,
             op,
             addr,
             src,
-        } => red(cx, index, order(sem, scope), *op, addr, src),
-        Instr::Fence(f) => fence(cx, index, f),
-        Instr::Barrier(b) => barrier(cx, index, b),
+        } => red(cx, *sem, *scope, *op, addr, src),
+        Instr::Fence(f) => fence(cx, f),
+        Instr::Barrier(b) => barrier(cx, b),
         Instr::Mov { dst, src } => mov(cx, dst, src),
         Instr::Alu { op, dst, a, b } => alu(cx, *op, dst, a, b),
         Instr::Label(l) => label(cx, l),
-        Instr::Branch { cond, target } => branch(cx, index, cond.as_ref(), target),
+        Instr::Branch { cond, target } => branch(cx, cond.as_ref(), target),
     }
 }
 
 /// The semantics and scope as the test writes them.
-fn order(sem: &Sem, scope: &Option<Scope>) -> Order {
+fn order(sem: impl Into<Sem>, scope: Option<Scope>) -> Order {
     Order {
-        sem: *sem,
-        scope: *scope,
+        sem: sem.into(),
+        scope,
     }
 }
 
@@ -109,27 +101,21 @@ impl Ctx<'_> {
         })
     }
 
-    /// The order a strong `ld`/`st` prints: the test's scope, or `.gpu` (the ISA's default)
-    /// when the test gives none, since PTX requires a scope on `.relaxed`/`.acquire`/
-    /// `.release`; the defaulting is noted.
-    fn ldst_order(&mut self, what: &str, order: Order) -> Order {
-        if matches!(order.sem, Sem::Weak | Sem::Volatile) {
-            return Order {
-                sem: order.sem,
-                scope: None,
-            };
+    /// The order a `ld`/`st` prints: weak and volatile ones name no scope; a strong one its
+    /// scope, or the ISA's default when the test gives none (PTX requires a scope on
+    /// `.relaxed`/`.acquire`/`.release`), which is noted.
+    fn ldst_order(&mut self, what: &str, sem: Sem, scope: Option<Scope>) -> Order {
+        if matches!(sem, Sem::Weak | Sem::Volatile) {
+            return order(sem, None);
         }
-        if order.scope.is_none() {
+        if scope.is_none() {
             self.notes.push(format!(
                 "P{}: {what}.{} without a scope is emitted with .gpu, the ISA's default scope",
                 self.role,
-                order.sem.as_str()
+                sem.as_str()
             ));
         }
-        Order {
-            sem: order.sem,
-            scope: Some(order.scope.unwrap_or(Scope::Gpu)),
-        }
+        order(sem, Some(Scope::or_default(scope)))
     }
 
     /// `sub` has no PTX atomic: it is an `add` of the negated operand.
@@ -151,37 +137,20 @@ impl Ctx<'_> {
     }
 }
 
-fn load(cx: &mut Ctx, index: usize, order: Order, dst: &Reg, addr: &Addr) -> Emitted {
-    if matches!(order.sem, Sem::Release | Sem::AcqRel) {
-        return Err(CodegenError::Invalid(format!(
-            "P{}: a load cannot be .{}",
-            cx.role,
-            order.sem.as_str()
-        )));
-    }
+fn load(cx: &mut Ctx, sem: LoadSem, scope: Option<Scope>, dst: &Reg, addr: &Addr) -> Emitted {
     let (addr, space) = cx.addr(addr)?;
-    let order = cx.ldst_order("ld", order);
+    let order = cx.ldst_order("ld", sem.into(), scope);
     let dst = cx.reg(dst);
-    cx.test_op(
-        index,
-        POp::Ld {
-            order,
-            space,
-            dst,
-            addr,
-        },
-    );
+    cx.test_op(POp::Ld {
+        order,
+        space,
+        dst,
+        addr,
+    });
     Ok(())
 }
 
-fn store(cx: &mut Ctx, index: usize, order: Order, addr: &Addr, src: &Operand) -> Emitted {
-    if matches!(order.sem, Sem::Acquire | Sem::AcqRel) {
-        return Err(CodegenError::Invalid(format!(
-            "P{}: a store cannot be .{}",
-            cx.role,
-            order.sem.as_str()
-        )));
-    }
+fn store(cx: &mut Ctx, sem: StoreSem, scope: Option<Scope>, addr: &Addr, src: &Operand) -> Emitted {
     let src = match cx.src(src) {
         Src::Reg(r) => r,
         Src::Imm(v) => {
@@ -190,94 +159,77 @@ fn store(cx: &mut Ctx, index: usize, order: Order, addr: &Addr, src: &Operand) -
         }
     };
     let (addr, space) = cx.addr(addr)?;
-    let order = cx.ldst_order("st", order);
-    cx.test_op(
-        index,
-        POp::St {
-            order,
-            space,
-            addr,
-            src,
-        },
-    );
+    let order = cx.ldst_order("st", sem.into(), scope);
+    cx.test_op(POp::St {
+        order,
+        space,
+        addr,
+        src,
+    });
     Ok(())
 }
 
 fn atom(
     cx: &mut Ctx,
-    index: usize,
     order: Order,
     op: AtomOp,
     dst: &Reg,
     addr: &Addr,
-    (src, src2): (&Operand, Option<&Operand>),
+    src: &Operand,
+    src2: &Option<Operand>,
 ) -> Emitted {
-    let role = cx.role;
-    if matches!(order.sem, Sem::Weak | Sem::Volatile) {
-        return Err(CodegenError::Invalid(format!(
-            "P{role}: atom cannot be .{}",
-            order.sem.as_str()
-        )));
-    }
     let (a, op) = cx.negate_sub(op, src, "atom");
-    let b = src2.map(|s| cx.src(s));
+    let b = src2.as_ref().map(|s| cx.src(s));
     if (op == AtomOp::Cas) != b.is_some() {
         return Err(CodegenError::Invalid(format!(
-            "P{role}: atom.{} takes {} operands",
+            "P{}: atom.{} takes {} operands",
+            cx.role,
             op.as_str(),
             if op == AtomOp::Cas { 2 } else { 1 }
         )));
     }
     let (addr, space) = cx.addr(addr)?;
     let dst = cx.reg(dst);
-    cx.test_op(
-        index,
-        POp::Atom {
-            order,
-            space,
-            op,
-            dst,
-            addr,
-            a,
-            b,
-        },
-    );
+    cx.test_op(POp::Atom {
+        order,
+        space,
+        op,
+        dst,
+        addr,
+        a,
+        b,
+    });
     Ok(())
 }
 
+/// `red`: PTX has only `red.relaxed` and `red.release`. The model never lets a red's read form
+/// an acquire pattern, so the acquire half of `red.acquire` and `red.acq_rel` is void and they
+/// are given the equivalent instruction.
 fn red(
     cx: &mut Ctx,
-    index: usize,
-    order: Order,
+    sem: RmwSem,
+    scope: Option<Scope>,
     op: AtomOp,
     addr: &Addr,
     src: &Operand,
 ) -> Emitted {
     let role = cx.role;
-    let sem = match order.sem {
-        Sem::Relaxed | Sem::Release => order.sem,
-        // The model never lets a red's read form an acquire pattern, so the acquire half of
-        // these is void and PTX (which has no red.acquire or red.acq_rel) is given the
-        // equivalent instruction.
-        Sem::AcqRel => {
+    let sem = match sem {
+        RmwSem::Relaxed => Sem::Relaxed,
+        RmwSem::Release => Sem::Release,
+        RmwSem::AcqRel => {
             cx.notes.push(format!(
                 "P{role}: red.acq_rel is emitted as red.release (a red never forms an acquire \
                  pattern, and PTX has no red.acq_rel)"
             ));
             Sem::Release
         }
-        Sem::Acquire => {
+        RmwSem::Acquire => {
             cx.notes.push(format!(
                 "P{role}: red.acquire is emitted as red.relaxed (a red never forms an acquire \
                  pattern, and PTX has no red.acquire)"
             ));
             Sem::Relaxed
-        }
-        Sem::Weak | Sem::Volatile => {
-            return Err(CodegenError::Invalid(format!(
-                "P{role}: red cannot be .{}",
-                order.sem.as_str()
-            )))
         }
     };
     if matches!(op, AtomOp::Cas | AtomOp::Exch) {
@@ -288,21 +240,17 @@ fn red(
     }
     let (a, op) = cx.negate_sub(op, src, "red");
     let (addr, space) = cx.addr(addr)?;
-    let order = Order { sem, ..order };
-    cx.test_op(
-        index,
-        POp::Red {
-            order,
-            space,
-            op,
-            addr,
-            a,
-        },
-    );
+    cx.test_op(POp::Red {
+        order: order(sem, scope),
+        space,
+        op,
+        addr,
+        a,
+    });
     Ok(())
 }
 
-fn fence(cx: &mut Ctx, index: usize, f: &Fence) -> Emitted {
+fn fence(cx: &mut Ctx, f: &Fence) -> Emitted {
     let op = match f {
         Fence::Memory { sem, scope } => POp::Fence {
             sem: *sem,
@@ -317,11 +265,12 @@ fn fence(cx: &mut Ctx, index: usize, f: &Fence) -> Emitted {
             ))
         }
     };
-    cx.test_op(index, op);
+    cx.test_op(op);
     Ok(())
 }
 
-fn barrier(cx: &mut Ctx, index: usize, b: &Barrier) -> Emitted {
+fn barrier(cx: &mut Ctx, b: &Barrier) -> Emitted {
+    let index = cx.index;
     cx.separate();
     if let (true, Barrier::Cta { id, count, .. }) = (cx.soft, b) {
         soft_barrier(cx, index, id, count);
@@ -435,27 +384,16 @@ fn label(cx: &mut Ctx, l: &Label) -> Emitted {
     Ok(())
 }
 
-fn cmp_suffix(op: CmpOp) -> &'static str {
-    match op {
-        CmpOp::Eq => "eq",
-        CmpOp::Ne => "ne",
-        CmpOp::Lt => "lt",
-        CmpOp::Le => "le",
-        CmpOp::Gt => "gt",
-        CmpOp::Ge => "ge",
-    }
-}
-
 /// A branch; a backward one spends one unit of the loop budget and ends the role on the
 /// timed-out path when the budget runs out.
-fn branch(cx: &mut Ctx, index: usize, cond: Option<&BranchCond>, target: &Label) -> Emitted {
+fn branch(cx: &mut Ctx, cond: Option<&BranchCond>, target: &Label) -> Emitted {
     let k = *cx.labels.get(&target.0).ok_or_else(|| {
         CodegenError::Invalid(format!(
             "P{}: branch to missing label {}",
             cx.role, target.0
         ))
     })?;
-    let backward = k < index;
+    let backward = k < cx.index;
     let budget = |cx: &mut Ctx| {
         cx.line("sub.u32 %budget, %budget, 1;");
         cx.line("setp.eq.u32 %pt, %budget, 0;");
@@ -476,7 +414,7 @@ fn branch(cx: &mut Ctx, index: usize, cond: Option<&BranchCond>, target: &Label)
         }
     };
     let b = cx.src(&c.b);
-    cx.line(format!("setp.{}.s32 %pc, {a}, {b};", cmp_suffix(c.op)));
+    cx.line(format!("setp.{}.s32 %pc, {a}, {b};", c.op.suffix()));
     if backward {
         cx.fresh += 1;
         let skip = format!("LITMUS_F{}", cx.fresh);

@@ -83,6 +83,8 @@ struct Ctx<'a> {
     test: &'a Test,
     layout: &'a Layout,
     role: usize,
+    /// The instruction being lowered (its index in the thread's body).
+    index: usize,
     /// Register name to its number (`%t<n>`).
     regs: BTreeMap<String, usize>,
     args: Vec<LocArg>,
@@ -117,10 +119,14 @@ impl Ctx<'_> {
         self.f.line(s);
     }
 
-    fn test_op(&mut self, index: usize, op: POp) {
+    /// Emits `op` as the test operation of the instruction being lowered.
+    fn test_op(&mut self, op: POp) {
         self.separate();
         self.line(op.to_string());
-        self.ops.push(TestOp { index, op });
+        self.ops.push(TestOp {
+            index: self.index,
+            op,
+        });
     }
 
     /// Keeps ptxas from moving one test operation across another: it schedules independent
@@ -165,6 +171,7 @@ pub fn lower_role(
         test,
         layout,
         role,
+        index: 0,
         regs: returns
             .iter()
             .enumerate()
@@ -186,7 +193,8 @@ pub fn lower_role(
         cx.line(format!("mov.u32 {r}, {};", ri.value as u32));
     }
     for (index, i) in body.iter().enumerate() {
-        emitters::instr(&mut cx, index, i)?;
+        cx.index = index;
+        emitters::instr(&mut cx, i)?;
     }
     frame::close(&mut cx, &returns);
     Ok(RoleCode {

@@ -1,7 +1,7 @@
 //! The interpreter: one role of one instance, one Rust atomic operation per memory instruction,
 //! in program order. No allocation, no AST, no locks.
 
-use super::program::{BarStep, Candidate, Op, Rmw, Role, Src, MAX_REGS, MAX_STEPS, SLOT_WORDS};
+use super::program::{BarStep, Candidate, Op, Role, Src, MAX_REGS, MAX_STEPS, SLOT_WORDS};
 use super::wait::wait_until;
 use crate::litmus::arith;
 use crate::litmus::ast::BarRedOp;
@@ -338,29 +338,23 @@ fn interpret(
                 let cell = &mem[addr as usize];
                 let a = val(regs, a);
                 let old = match op {
-                    Rmw::Add => cell.fetch_add(a, ord),
-                    Rmw::Sub => cell.fetch_sub(a, ord),
-                    Rmw::Exch => cell.swap(a, ord),
-                    Rmw::Cas => match cell.compare_exchange(a, val(regs, b), ord, failure(ord)) {
-                        Ok(v) | Err(v) => v,
-                    },
-                    Rmw::And => cell.fetch_and(a, ord),
-                    Rmw::Or => cell.fetch_or(a, ord),
-                    Rmw::Xor => cell.fetch_xor(a, ord),
-                    Rmw::Inc | Rmw::Dec | Rmw::Min | Rmw::Max => {
-                        // Unsigned 32-bit comparisons, exactly as the model computes them.
-                        let op = match op {
-                            Rmw::Inc => AtomOp::Inc,
-                            Rmw::Dec => AtomOp::Dec,
-                            Rmw::Min => AtomOp::Min,
-                            _ => AtomOp::Max,
-                        };
-                        match cell
-                            .fetch_update(ord, failure(ord), |old| arith::rmw(op, old, a, None))
-                        {
+                    AtomOp::Add => cell.fetch_add(a, ord),
+                    AtomOp::Sub => cell.fetch_sub(a, ord),
+                    AtomOp::Exch => cell.swap(a, ord),
+                    AtomOp::Cas => {
+                        match cell.compare_exchange(a, val(regs, b), ord, failure(ord)) {
                             Ok(v) | Err(v) => v,
                         }
                     }
+                    AtomOp::And => cell.fetch_and(a, ord),
+                    AtomOp::Or => cell.fetch_or(a, ord),
+                    AtomOp::Xor => cell.fetch_xor(a, ord),
+                    // Unsigned 32-bit comparisons, exactly as the model computes them.
+                    AtomOp::Inc | AtomOp::Dec | AtomOp::Min | AtomOp::Max => match cell
+                        .fetch_update(ord, failure(ord), |old| arith::rmw(op, old, a, None))
+                    {
+                        Ok(v) | Err(v) => v,
+                    },
                 };
                 if let Some(d) = dst {
                     regs[d as usize] = old;

@@ -5,8 +5,8 @@
 use super::layout::Layout;
 use super::resolve;
 use crate::litmus::ast::{
-    AluOp, AtomOp, BarOp, BarRedOp, Barrier, CmpOp, Fence, FenceSem, Instr, LocationKind, Operand,
-    Proxy, Reg, Sem, Test, Value,
+    AluOp, AtomOp, BarOp, BarRedOp, Barrier, CmpOp, Fence, FenceSem, Instr, LoadSem, LocationKind,
+    Operand, Proxy, Reg, RmwSem, StoreSem, Test, Value,
 };
 use crate::outcome::{observables, Observable};
 use std::collections::BTreeMap;
@@ -29,33 +29,6 @@ pub enum Src {
     Imm(Value),
     /// A register index.
     Reg(u8),
-}
-
-/// A read-modify-write operation (`atom`/`red`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rmw {
-    /// `add`.
-    Add,
-    /// `sub`.
-    Sub,
-    /// `exch`.
-    Exch,
-    /// `cas`.
-    Cas,
-    /// `inc`.
-    Inc,
-    /// `dec`.
-    Dec,
-    /// `and`.
-    And,
-    /// `or`.
-    Or,
-    /// `xor`.
-    Xor,
-    /// `min`.
-    Min,
-    /// `max`.
-    Max,
 }
 
 /// One instruction of a compiled role; addresses are word offsets inside an instance block.
@@ -86,7 +59,7 @@ pub enum Op {
     /// An atomic read-modify-write; `dst` receives the old value (`None` for `red`).
     Rmw {
         /// The operation.
-        op: Rmw,
+        op: AtomOp,
         /// Destination register.
         dst: Option<u8>,
         /// Word offset of the location.
@@ -456,28 +429,13 @@ fn may_equal(a: Option<Value>, b: Option<Value>) -> bool {
     }
 }
 
-/// Registers an instruction writes.
-fn written_reg(i: &Instr) -> Option<&Reg> {
-    match i {
-        Instr::Load { dst, .. }
-        | Instr::Atom { dst, .. }
-        | Instr::Mov { dst, .. }
-        | Instr::Alu { dst, .. }
-        | Instr::Barrier(Barrier::Cta {
-            op: BarOp::Red { dst, .. },
-            ..
-        }) => Some(dst),
-        _ => None,
-    }
-}
-
 /// Per thread, its CTA barrier instructions in program order, with the slots they publish
 /// into and, for each `sync`, the instructions of other roles of its CTA that may take its key
 /// (`cta_of` numbers CTAs); the number of slots.
 fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usize), String> {
     let mut plans: Vec<Vec<BarPlan>> = Vec::new();
     for t in &test.threads {
-        let written: Vec<&Reg> = t.body.iter().filter_map(written_reg).collect();
+        let written: Vec<&Reg> = t.body.iter().filter_map(Instr::written).collect();
         let mut plan = Vec::new();
         for i in &t.body {
             let Instr::Barrier(Barrier::Cta { op, id, count }) = i else {
@@ -685,11 +643,8 @@ fn compile_instr(
         } => {
             generic(*proxy, "a load")?;
             let ord = match sem {
-                Sem::Weak | Sem::Relaxed | Sem::Volatile => Ordering::Relaxed,
-                Sem::Acquire => Ordering::Acquire,
-                Sem::Release | Sem::AcqRel => {
-                    return Err(format!("ld.{} is not a PTX load", sem.as_str()))
-                }
+                LoadSem::Weak | LoadSem::Relaxed | LoadSem::Volatile => Ordering::Relaxed,
+                LoadSem::Acquire => Ordering::Acquire,
             };
             Op::Load {
                 dst: regs.index(dst)?,
@@ -707,11 +662,8 @@ fn compile_instr(
         } => {
             generic(*proxy, "a store")?;
             let ord = match sem {
-                Sem::Weak | Sem::Relaxed | Sem::Volatile => Ordering::Relaxed,
-                Sem::Release => Ordering::Release,
-                Sem::Acquire | Sem::AcqRel => {
-                    return Err(format!("st.{} is not a PTX store", sem.as_str()))
-                }
+                StoreSem::Weak | StoreSem::Relaxed | StoreSem::Volatile => Ordering::Relaxed,
+                StoreSem::Release => Ordering::Release,
             };
             Op::Store {
                 addr: addr_of(&addr.loc)?,
@@ -735,7 +687,7 @@ fn compile_instr(
                 _ => Src::Imm(0),
             };
             Op::Rmw {
-                op: rmw(*op),
+                op: *op,
                 dst: Some(regs.index(dst)?),
                 addr: addr_of(&addr.loc)?,
                 dep: addr.offset.as_ref().map(|r| regs.index(r)).transpose()?,
@@ -751,7 +703,7 @@ fn compile_instr(
                 return Err("red.cas is not a PTX reduction".into());
             }
             Op::Rmw {
-                op: rmw(*op),
+                op: *op,
                 dst: None,
                 addr: addr_of(&addr.loc)?,
                 dep: addr.offset.as_ref().map(|r| regs.index(r)).transpose()?,
@@ -830,28 +782,12 @@ fn refuse_barriers_in_loops(ops: &[Op]) -> Result<(), String> {
     Ok(())
 }
 
-fn rmw(op: AtomOp) -> Rmw {
-    match op {
-        AtomOp::Add => Rmw::Add,
-        AtomOp::Sub => Rmw::Sub,
-        AtomOp::Exch => Rmw::Exch,
-        AtomOp::Cas => Rmw::Cas,
-        AtomOp::Inc => Rmw::Inc,
-        AtomOp::Dec => Rmw::Dec,
-        AtomOp::And => Rmw::And,
-        AtomOp::Or => Rmw::Or,
-        AtomOp::Xor => Rmw::Xor,
-        AtomOp::Min => Rmw::Min,
-        AtomOp::Max => Rmw::Max,
-    }
-}
-
-fn rmw_ordering(sem: Sem) -> Ordering {
+fn rmw_ordering(sem: RmwSem) -> Ordering {
     match sem {
-        Sem::Weak | Sem::Relaxed | Sem::Volatile => Ordering::Relaxed,
-        Sem::Acquire => Ordering::Acquire,
-        Sem::Release => Ordering::Release,
-        Sem::AcqRel => Ordering::AcqRel,
+        RmwSem::Relaxed => Ordering::Relaxed,
+        RmwSem::Acquire => Ordering::Acquire,
+        RmwSem::Release => Ordering::Release,
+        RmwSem::AcqRel => Ordering::AcqRel,
     }
 }
 

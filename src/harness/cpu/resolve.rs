@@ -9,7 +9,7 @@
 //! test is one it allows for `test`; [`check_inclusion`] proves that per test from the two
 //! verdicts, and the test is refused when it does not hold.
 
-use crate::litmus::ast::{Addr, Fence, Instr, LocationKind, Prop, Proxy, Term, Test};
+use crate::litmus::ast::{Fence, Instr, LocationKind, Proxy, Term, Test};
 use crate::model::ModelVerdict;
 use crate::outcome::{Observable, Outcome};
 
@@ -20,10 +20,8 @@ pub fn needed(test: &Test) -> bool {
         .iter()
         .any(|l| matches!(l.kind, LocationKind::Alias { .. }))
         || test.threads.iter().flat_map(|t| &t.body).any(|i| {
-            matches!(
-                i,
-                Instr::Load { proxy, .. } | Instr::Store { proxy, .. } if *proxy != Proxy::Generic
-            ) || matches!(i, Instr::Fence(Fence::Proxy(_)))
+            i.proxy().is_some_and(|p| p != Proxy::Generic)
+                || matches!(i, Instr::Fence(Fence::Proxy(_)))
         })
 }
 
@@ -36,107 +34,26 @@ pub fn resolve(test: &Test) -> Result<Test, String> {
             .map(str::to_string)
             .ok_or_else(|| format!("location `{name}` names no memory"))
     };
-    let addr = |a: &Addr| -> Result<Addr, String> {
-        Ok(Addr {
-            loc: target(&a.loc)?,
-            offset: a.offset.clone(),
-        })
-    };
-    let term = |t: &Term| -> Result<Term, String> {
-        Ok(match t {
-            Term::Loc(name) => Term::Loc(target(name)?),
-            other => other.clone(),
-        })
-    };
-    fn prop(p: &Prop, term: &dyn Fn(&Term) -> Result<Term, String>) -> Result<Prop, String> {
-        Ok(match p {
-            Prop::True => Prop::True,
-            Prop::False => Prop::False,
-            Prop::Cmp { lhs, op, rhs } => Prop::Cmp {
-                lhs: term(lhs)?,
-                op: *op,
-                rhs: term(rhs)?,
-            },
-            Prop::Not(a) => Prop::Not(Box::new(prop(a, term)?)),
-            Prop::And(a, b) => Prop::And(Box::new(prop(a, term)?), Box::new(prop(b, term)?)),
-            Prop::Or(a, b) => Prop::Or(Box::new(prop(a, term)?), Box::new(prop(b, term)?)),
-        })
-    }
     let mut out = test.clone();
     out.locations
         .retain(|l| matches!(l.kind, LocationKind::Memory { .. }));
     for t in &mut out.threads {
-        let mut body = Vec::with_capacity(t.body.len());
-        for i in &t.body {
-            body.push(match i {
-                Instr::Fence(Fence::Proxy(_)) => continue,
-                Instr::Load {
-                    sem,
-                    scope,
-                    dst,
-                    addr: a,
-                    ..
-                } => Instr::Load {
-                    sem: *sem,
-                    scope: *scope,
-                    proxy: Proxy::Generic,
-                    dst: dst.clone(),
-                    addr: addr(a)?,
-                },
-                Instr::Store {
-                    sem,
-                    scope,
-                    addr: a,
-                    src,
-                    ..
-                } => Instr::Store {
-                    sem: *sem,
-                    scope: *scope,
-                    proxy: Proxy::Generic,
-                    addr: addr(a)?,
-                    src: src.clone(),
-                },
-                Instr::Atom {
-                    sem,
-                    scope,
-                    op,
-                    dst,
-                    addr: a,
-                    src,
-                    src2,
-                } => Instr::Atom {
-                    sem: *sem,
-                    scope: *scope,
-                    op: *op,
-                    dst: dst.clone(),
-                    addr: addr(a)?,
-                    src: src.clone(),
-                    src2: src2.clone(),
-                },
-                Instr::Red {
-                    sem,
-                    scope,
-                    op,
-                    addr: a,
-                    src,
-                } => Instr::Red {
-                    sem: *sem,
-                    scope: *scope,
-                    op: *op,
-                    addr: addr(a)?,
-                    src: src.clone(),
-                },
-                other => other.clone(),
-            });
+        t.body
+            .retain(|i| !matches!(i, Instr::Fence(Fence::Proxy(_))));
+        for i in &mut t.body {
+            if let Instr::Load { proxy, .. } | Instr::Store { proxy, .. } = i {
+                *proxy = Proxy::Generic;
+            }
+            if let Some(a) = i.addr_mut() {
+                a.loc = target(&a.loc)?;
+            }
         }
-        t.body = body;
     }
-    out.condition.prop = prop(&test.condition.prop, &term)?;
-    out.extra_observed = test
-        .extra_observed
-        .iter()
-        .map(term)
-        .collect::<Result<_, _>>()?;
+    for term in out.observed_terms_mut() {
+        if let Term::Loc(name) = term {
+            *name = target(name)?;
+        }
+    }
     Ok(out)
 }
 
