@@ -3,14 +3,10 @@
 //! for these shapes is exactly the non-SC outcome. "cpu used" is how many cores' worth of CPU
 //! time the process got during the shape (2.00 = both cores of a 2-core machine, all the time).
 
-use super::bench_shapes::SHAPES;
+use super::bench_shapes::{each_shape, weak};
 use super::{options_map, AppError, Exit};
 use crate::cli::BenchCpuArgs;
-use crate::harness::{cpu, Budget, Control, RunParams};
-use crate::litmus;
-use crate::outcome::observables;
-use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use crate::harness::{cpu, Budget, RunParams};
 
 /// Runs every shape for `--time` seconds and prints the table.
 pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
@@ -25,35 +21,12 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
         "{:<12}  {:>7}  {:>8}  {:>12}  {:>11}  {:>10}  {:>8}",
         "shape", "threads", "sync", "instances/s", "weak/s", "weak rate", "cpu used"
     );
-    for (name, text) in SHAPES {
-        if args
-            .only
-            .as_ref()
-            .is_some_and(|o| !name.contains(o.as_str()))
-        {
-            continue;
-        }
-        let test = litmus::parse(text, Path::new(name)).map_err(|e| e.to_string())?;
+    each_shape(args.only.as_deref(), |name, test, control| {
         let mut params = RunParams::new(Budget::Seconds(args.time), args.seed);
         params.options = options.clone();
-        let cancel = AtomicBool::new(false);
         let cpu_before = process_cpu_seconds();
-        let run = cpu::run(
-            &test,
-            &params,
-            Control {
-                cancel: &cancel,
-                progress: &mut |_| {},
-            },
-        )?;
-        let obs = observables(&test);
-        let weak: u64 = run
-            .histogram
-            .counts
-            .iter()
-            .filter(|(o, _)| o.satisfies(&obs, &test.condition.prop))
-            .map(|(_, n)| n)
-            .sum();
+        let run = cpu::run(test, &params, control)?;
+        let weak = weak(test, &run.histogram);
         let counted = run.histogram.total().max(1);
         // Cores' worth of CPU this process got while the shape ran: on a machine shared with
         // other work, the rates above are for this much of it.
@@ -71,7 +44,8 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
             weak as f64 / counted as f64,
             used
         );
-    }
+        Ok(())
+    })?;
     Ok(Exit::Success)
 }
 

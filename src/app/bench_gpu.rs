@@ -6,14 +6,10 @@
 //! synchronisation). Targets: ≥ 1e9 instances/s (2 threads), ≥ 3e8/s (4 threads), ≤ 20 µs of
 //! host time per launch.
 
-use super::bench_shapes::SHAPES;
+use super::bench_shapes::{each_shape, weak};
 use super::{options_map, AppError, Exit};
 use crate::cli::BenchGpuArgs;
-use crate::harness::{cuda, Budget, Control, RunParams};
-use crate::litmus;
-use crate::outcome::observables;
-use std::path::Path;
-use std::sync::atomic::AtomicBool;
+use crate::harness::{cuda, Budget, RunParams};
 
 /// Runs every shape for `--time` seconds and prints the table.
 pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
@@ -37,43 +33,19 @@ pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
         "host µs/launch"
     );
     let mut failed = 0;
-    for (name, text) in SHAPES {
-        if args
-            .only
-            .as_ref()
-            .is_some_and(|o| !name.contains(o.as_str()))
-        {
-            continue;
-        }
-        let test = litmus::parse(text, Path::new(name)).map_err(|e| e.to_string())?;
+    each_shape(args.only.as_deref(), |name, test, control| {
         let mut params = RunParams::new(Budget::Seconds(args.time), args.seed);
         params.stress = args.stress.clone();
         params.options = options.clone();
-        let cancel = AtomicBool::new(false);
-        let measured = cuda::run_measured(
-            &test,
-            &params,
-            Control {
-                cancel: &cancel,
-                progress: &mut |_| {},
-            },
-        );
-        let (run, stats) = match measured {
+        let (run, stats) = match cuda::run_measured(test, &params, control) {
             Ok(m) => m,
             Err(e) => {
                 failed += 1;
                 println!("{name:<6} failed: {e}");
-                continue;
+                return Ok(());
             }
         };
-        let obs = observables(&test);
-        let weak: u64 = run
-            .histogram
-            .counts
-            .iter()
-            .filter(|(o, _)| o.satisfies(&obs, &test.condition.prop))
-            .map(|(_, n)| n)
-            .sum();
+        let weak = weak(test, &run.histogram);
         let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
         println!(
             "{:<6} {:>7} {:>11} {:>9} {:>12.3e} {:>11.3e} {:>13} {:>14}",
@@ -86,7 +58,8 @@ pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
             us(stats.gpu_us_per_launch()),
             us(stats.host_us_per_launch())
         );
-    }
+        Ok(())
+    })?;
     Ok(if failed > 0 {
         Exit::Error
     } else {

@@ -1,6 +1,14 @@
 //! The test shapes the throughput benchmarks measure, one list for every backend: 2-thread
 //! (SB, MP, LB, 2+2W, CoRR), 3-thread (WRC) and 4-thread (IRIW) tests with relaxed `.gpu`
-//! accesses, every thread in a CTA of its own, each `exists` condition naming the non-SC outcome.
+//! accesses, every thread in a CTA of its own, each `exists` condition naming the non-SC outcome;
+//! and the loop every backend's benchmark runs them in.
+
+use super::AppError;
+use crate::harness::Control;
+use crate::litmus::{self, ast::Test};
+use crate::outcome::{observables, Histogram};
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
 
 /// Name and litmus text of each shape.
 pub const SHAPES: &[(&str, &str)] = &[
@@ -70,3 +78,60 @@ pub const SHAPES: &[(&str, &str)] = &[
          exists (P1:r0 == 1 /\\ P1:r1 == 0 /\\ P3:r2 == 1 /\\ P3:r3 == 0)",
     ),
 ];
+
+/// Calls `body` with every shape whose name contains `only` (every shape without it), parsed,
+/// and a control that never cancels and ignores progress.
+pub fn each_shape(
+    only: Option<&str>,
+    mut body: impl FnMut(&str, &Test, Control<'_>) -> Result<(), AppError>,
+) -> Result<(), AppError> {
+    for (name, text) in SHAPES {
+        if only.is_some_and(|o| !name.contains(o)) {
+            continue;
+        }
+        let test = litmus::parse(text, Path::new(name)).map_err(|e| e.to_string())?;
+        let cancel = AtomicBool::new(false);
+        let control = Control {
+            cancel: &cancel,
+            progress: &mut |_| {},
+        };
+        body(name, &test, control)?;
+    }
+    Ok(())
+}
+
+/// Instances of `histogram` that satisfy `test`'s condition: for these shapes, the non-SC
+/// outcome.
+pub fn weak(test: &Test, histogram: &Histogram) -> u64 {
+    let obs = observables(test);
+    histogram
+        .counts
+        .iter()
+        .filter(|(o, _)| o.satisfies(&obs, &test.condition.prop))
+        .map(|(_, n)| n)
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shape_parses_and_only_selects_by_name() {
+        let mut seen = Vec::new();
+        each_shape(None, |name, test, _| {
+            assert!(test.threads.len() >= 2, "{name}");
+            seen.push(name.to_string());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen.len(), SHAPES.len());
+        seen.clear();
+        each_shape(Some("SB"), |name, _, _| {
+            seen.push(name.to_string());
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(seen, ["SB", "SB+fence.sc"]);
+    }
+}
