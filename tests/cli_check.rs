@@ -1,22 +1,9 @@
 //! `ptx-litmus check` end to end: text, JSON lines, explanations, Graphviz output, and a bad
 //! test in a batch (reported, exit 2, the others still checked).
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ptx-litmus"))
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "ptx-litmus-cli-check-{}-{name}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).expect("scratch dir");
-    d
-}
+use common::{bin, scratch};
 
 const MP_RA: &str = "PTX MP+rel+acq
 { x=0; y=0; }

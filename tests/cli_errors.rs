@@ -1,36 +1,19 @@
 //! The built binary on bad input: exact `file:line:col`, exit code 2, and a batch that goes on
 //! past a bad file.
 
+mod common;
+
+use common::{bin, scratch, text, MP as GOOD};
 use ptx_litmus::litmus;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-const GOOD: &str = "PTX MP
-{ x=0; y=0; }
- P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
- st.weak x, 1        | ld.acquire.gpu r0, y ;
- st.release.gpu y, 1 | ld.weak r1, x        ;
-exists (P1:r0 == 1 /\\ P1:r1 == 0)
-";
-
-/// A fresh directory for one test, under the target directory.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-errors-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
+use std::path::Path;
+use std::process::Output;
 
 fn run(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ptx-litmus"))
+    bin()
         .args(args)
         .current_dir(cwd)
         .output()
         .expect("the binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// `GOOD` with `from` replaced by `to` (which must occur).

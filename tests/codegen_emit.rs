@@ -5,11 +5,12 @@
 //! Snapshots live in `tests/snapshots/`; `UPDATE_SNAPSHOTS=1 cargo test --test codegen_emit`
 //! rewrites them after an intended change (review the diff).
 
-mod sass_common;
+mod common;
 
+use common::sass::*;
+use common::*;
 use ptx_litmus::codegen::{self, CodegenError, Kernel, Stress};
 use ptx_litmus::litmus::ast::{Fence, Instr, LocationKind, Proxy, ProxyFenceKind, Test};
-use sass_common::*;
 
 fn emit(rel: &str) -> Kernel {
     kernel(&load(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))

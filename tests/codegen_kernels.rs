@@ -6,11 +6,11 @@
 //! `KERNEL_DUMP=DIR` also writes every kernel's text there, to diff two versions of the
 //! emitter file by file.
 
-mod sass_common;
+mod common;
 
+use common::*;
 use ptx_litmus::codegen::{self, Kernel, Stress};
 use ptx_litmus::litmus::fnv1a64;
-use sass_common::*;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::Path;

@@ -1,22 +1,21 @@
 //! Every test of the third-party Dat3M PTX corpus parses, prints back to itself, and keeps its
 //! hash; reformatting keeps the hash and a change of meaning alters it.
 
+mod common;
+
 use ptx_litmus::litmus::{self, ast, ast::Test};
 use std::path::{Path, PathBuf};
 
-const CORPUS: &str = "../shared/corpus/dat3m/litmus/PTX";
-
 /// The corpus files, or `None` (after saying why) when the corpus is absent outside CI.
 fn corpus() -> Option<Vec<PathBuf>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(CORPUS);
-    if !dir.is_dir() {
-        let msg = format!("skipping: corpus folder {} is absent", dir.display());
+    let Some(dir) = common::corpus() else {
+        let msg = "skipping: the corpus folder ../shared/corpus/dat3m/litmus/PTX is absent";
         if std::env::var_os("CI").is_some() {
             panic!("{msg} (CI is set, so the corpus must be there)");
         }
         eprintln!("{msg}");
         return None;
-    }
+    };
     Some(litmus::discover(&[dir]).expect("the corpus folder can be listed"))
 }
 
@@ -166,8 +165,7 @@ fn equivalent_spellings_share_a_hash() {
 /// their test names.
 #[test]
 fn every_project_test_parses_and_round_trips() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("litmus");
-    let files = litmus::discover(&[dir]).expect("litmus/ exists");
+    let files = litmus::discover(&[common::root().join("litmus")]).expect("litmus/ exists");
     let mut failures = Vec::new();
     for (f, result) in litmus::load(&files) {
         match result {

@@ -4,9 +4,9 @@
 //! generic accesses, proxy fences dropped) and shows only outcomes the model allows for the
 //! test as written; none is refused.
 
-mod cpu_common;
+mod common;
 
-use cpu_common::{all_files, corpus};
+use common::{all_files, corpus};
 use ptx_litmus::harness::cpu::resolve;
 use ptx_litmus::harness::Budget;
 use ptx_litmus::litmus::ast::{Fence, Instr, LocationKind, Proxy, Test};
@@ -57,7 +57,7 @@ fn every_aliased_or_proxied_test_runs_and_shows_only_allowed_outcomes() {
         if check(&resolved).unwrap().allowed.len() < model.allowed.len() {
             narrowed += 1;
         }
-        let r = match cpu_common::run(test, Budget::Instances(4_000), 7, Some(1_000)) {
+        let r = match common::cpu::run(test, Budget::Instances(4_000), 7, Some(1_000)) {
             Ok(r) => r,
             Err(e) => {
                 refused.push(format!("{}: {e}", path.display()));

@@ -3,9 +3,9 @@
 //! a barrier whose thread count is loaded at run time synchronises exactly when the loaded
 //! count equals its partner's, and `bar.cta.red` computes the model's reductions.
 
-mod cpu_common;
+mod common;
 
-use cpu_common::{all_files, corpus};
+use common::{all_files, corpus};
 use ptx_litmus::harness::{Budget, TestRun};
 use ptx_litmus::litmus::ast::{Reg, Term, Test};
 use ptx_litmus::litmus::parse_file;
@@ -29,7 +29,7 @@ fn barrier_tests() -> Vec<PathBuf> {
 }
 
 fn run(test: &Test, budget: Budget, batch: usize) -> TestRun {
-    cpu_common::run(test, budget, 7, Some(batch)).unwrap_or_else(|e| panic!("{}: {e}", test.name))
+    common::cpu::run(test, budget, 7, Some(batch)).unwrap_or_else(|e| panic!("{}: {e}", test.name))
 }
 
 #[test]

@@ -2,14 +2,12 @@
 //! `litmus/cluster/` run (none refused, every instance counted) with no outcome the model
 //! forbids, and a release arrive synchronises with the wait of another role of its cluster.
 
-mod cpu_common;
+mod common;
 
 use ptx_litmus::harness::{Budget, TestRun};
 use ptx_litmus::litmus::ast::Test;
-use ptx_litmus::litmus::parse_file;
 use ptx_litmus::model::check;
 use ptx_litmus::verdict::{judge, Status};
-use std::path::Path;
 use std::sync::Mutex;
 
 /// Each run uses every core; one at a time, so that runs do not starve each other.
@@ -24,12 +22,11 @@ const CLUSTER_BARRIER_TESTS: [&str; 5] = [
 ];
 
 fn load(name: &str) -> Test {
-    parse_file(&Path::new("litmus/cluster").join(format!("{name}.litmus")))
-        .unwrap_or_else(|e| panic!("{e}"))
+    common::load(&format!("litmus/cluster/{name}.litmus"))
 }
 
 fn run(test: &Test, budget: Budget) -> TestRun {
-    cpu_common::run(test, budget, 11, None).unwrap_or_else(|e| panic!("{}: {e}", test.name))
+    common::cpu::run(test, budget, 11, None).unwrap_or_else(|e| panic!("{}: {e}", test.name))
 }
 
 #[test]

@@ -1,13 +1,14 @@
 //! `ptx-litmus run --backend cpu` end to end: parse, model, CPU backend, verdict, result set,
 //! summary, exit codes; replay; Ctrl-C writes a partial result set.
 
+mod common;
+
+use common::{bin, fresh};
 use ptx_litmus::results::read_result_set;
 use ptx_litmus::verdict::Status;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, MutexGuard};
-
-const BIN: &str = env!("CARGO_BIN_EXE_ptx-litmus");
 
 /// The runs use every core; run them one at a time so that they do not starve each other.
 static SERIAL: Mutex<()> = Mutex::new(());
@@ -16,17 +17,8 @@ fn serial() -> MutexGuard<'static, ()> {
     SERIAL.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptx-litmus-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
 fn ptx_litmus(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("run ptx-litmus")
+    bin().args(args).output().expect("run ptx-litmus")
 }
 
 /// The single result set directory under `out`.
@@ -44,7 +36,7 @@ fn result_dir(out: &Path) -> PathBuf {
 #[test]
 fn short_run_of_a_few_tests_counts_judges_and_writes_results() {
     let _serial = serial();
-    let out = scratch("e2e");
+    let out = fresh("e2e");
     let o = ptx_litmus(&[
         "run",
         "--backend",
@@ -97,7 +89,7 @@ fn short_run_of_a_few_tests_counts_judges_and_writes_results() {
         if weak > 0 {
             break;
         }
-        let out = scratch(&format!("e2e-sb{attempt}"));
+        let out = fresh(&format!("e2e-sb{attempt}"));
         let o = ptx_litmus(&[
             "run",
             "--backend",
@@ -122,7 +114,7 @@ fn short_run_of_a_few_tests_counts_judges_and_writes_results() {
 #[test]
 fn replay_reruns_the_recorded_tests_with_the_recorded_parameters() {
     let _serial = serial();
-    let out = scratch("replay-a");
+    let out = fresh("replay-a");
     let o = ptx_litmus(&[
         "run",
         "--backend",
@@ -140,7 +132,7 @@ fn replay_reruns_the_recorded_tests_with_the_recorded_parameters() {
     ]);
     assert_eq!(o.status.code(), Some(0));
     let first = read_result_set(&result_dir(&out)).unwrap();
-    let out2 = scratch("replay-b");
+    let out2 = fresh("replay-b");
     let run_json = result_dir(&out).join("run.json");
     let o = ptx_litmus(&[
         "run",
@@ -168,7 +160,7 @@ fn replay_reruns_the_recorded_tests_with_the_recorded_parameters() {
 /// `None` when there is no `kill` command to send it.
 #[cfg(unix)]
 fn run_then_signal(out: &std::path::Path, signal: &str) -> Option<std::process::Output> {
-    let mut child = Command::new(BIN)
+    let mut child = bin()
         .args([
             "run",
             "--backend",
@@ -206,7 +198,7 @@ fn run_then_signal(out: &std::path::Path, signal: &str) -> Option<std::process::
 fn stop_signals_keep_what_was_counted_and_mark_it_partial() {
     let _serial = serial();
     for signal in ["INT", "TERM", "HUP"] {
-        let out = scratch(&format!("sig{signal}"));
+        let out = fresh(&format!("sig{signal}"));
         let Some(o) = run_then_signal(&out, signal) else {
             return;
         };
@@ -237,8 +229,8 @@ fn stop_signals_keep_what_was_counted_and_mark_it_partial() {
 #[test]
 fn a_killed_run_keeps_every_finished_test() {
     let _serial = serial();
-    let out = scratch("sigkill");
-    let mut child = Command::new(BIN)
+    let out = fresh("sigkill");
+    let mut child = bin()
         .args(["run", "--backend", "cpu", "--quiet", "--time", "2"])
         .args(["--out", out.to_str().unwrap(), "--run-id", "killed"])
         .args([
@@ -258,7 +250,7 @@ fn a_killed_run_keeps_every_finished_test() {
     // Tests run in path order: `mp/` before `sb/`.
     assert_eq!(set.tests[0].name, "MP+rel.gpu+acq.gpu");
     // A later run may take the set over: the dead run's lock is stale.
-    let o = Command::new(BIN)
+    let o = bin()
         .args([
             "run",
             "--backend",

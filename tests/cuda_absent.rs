@@ -2,24 +2,16 @@
 //! exit 2 with the one-line reason `detect` gives, and `--backend auto` falls back to the CPU
 //! saying why. Where a GPU is usable, the same tests check the other branch: the GPU runs.
 
-use ptx_litmus::harness::cuda;
-use std::path::PathBuf;
-use std::process::{Command, Output};
+mod common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_ptx-litmus");
+use common::{bin, fresh};
+use ptx_litmus::harness::cuda;
+use std::process::Output;
+
 const MP: &str = "litmus/mp/MP+rel.gpu+acq.gpu.litmus";
 
-fn scratch(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ptx-litmus-cuda-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    d
-}
-
 fn ptx_litmus(args: &[&str]) -> Output {
-    Command::new(BIN)
-        .args(args)
-        .output()
-        .expect("run ptx-litmus")
+    bin().args(args).output().expect("run ptx-litmus")
 }
 
 fn stderr(o: &Output) -> String {
@@ -28,7 +20,7 @@ fn stderr(o: &Output) -> String {
 
 #[test]
 fn run_backend_cuda_exits_2_with_the_detection_reason() {
-    let out = scratch("run");
+    let out = fresh("run");
     let o = ptx_litmus(&[
         "run",
         "--backend",
@@ -66,7 +58,7 @@ fn run_backend_cuda_exits_2_with_the_detection_reason() {
 
 #[test]
 fn auto_says_which_backend_it_took() {
-    let out = scratch("auto");
+    let out = fresh("auto");
     let o = ptx_litmus(&[
         "run",
         "--backend",

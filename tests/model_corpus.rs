@@ -2,14 +2,11 @@
 //! `PTXv7_5-expected.csv` (226 tests, proxies included) and `PTXv6_0-expected.csv`. A mismatch
 //! is reported per test, with the allowed outcomes, before the test fails.
 
+mod common;
+
+use common::dat3m as corpus;
 use ptx_litmus::litmus::parse_file;
 use ptx_litmus::model::{check, CheckResult};
-use std::path::{Path, PathBuf};
-
-fn corpus() -> Option<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/dat3m");
-    root.is_dir().then_some(root)
-}
 
 fn check_csv(name: &str) {
     let Some(root) = corpus() else {

@@ -2,18 +2,18 @@
 //! file with no network, and its DOM holds the summary and the SVG histograms. A screenshot is
 //! left in `target/report-screenshot.png` for a person to look at.
 
-mod results_common;
+mod common;
 
+use common::scratch;
 use ptx_litmus::report::summary;
 use ptx_litmus::results::read_result_set;
-use results_common::scratch;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Runs every test of `litmus/` on the CPU backend through `ptx-litmus run` (few instances
 /// each) and returns the result set's directory.
 fn cpu_run_of_the_suite(root: &Path) -> PathBuf {
-    let out = Command::new(env!("CARGO_BIN_EXE_ptx-litmus"))
+    let out = common::bin()
         .args(["run", "litmus", "--backend", "cpu", "--iterations", "2000"])
         .args(["--seed", "7", "--run-id", "browser", "--quiet", "--out"])
         .arg(root)
@@ -77,11 +77,7 @@ fn report_loads_in_headless_chromium_with_summary_and_plots() {
     assert!(set.tests.len() >= 100, "only {} tests ran", set.tests.len());
     assert_eq!(set.run.backend, "cpu");
     let totals = summary::totals_line(&set.run, &set.tests);
-    let out = Command::new(env!("CARGO_BIN_EXE_ptx-litmus"))
-        .arg("report")
-        .arg(&dir)
-        .output()
-        .unwrap();
+    let out = common::bin().arg("report").arg(&dir).output().unwrap();
     assert!(
         out.status.success(),
         "{}",

@@ -1,23 +1,20 @@
 //! `diff` on two result sets that differ by a planted violation and by a weak-rate change
 //! reports both and exits 1; `merge` and `report` work end to end through the command line.
 
-mod results_common;
+mod common;
 
+use common::results::{covering, records, run, suite, Knobs};
+use common::scratch;
 use ptx_litmus::report::diff;
 use ptx_litmus::results::{read_result_set, write_result_set, Shard};
-use results_common::{covering, records, run, scratch, suite, Knobs};
 use std::path::Path;
-use std::process::Command;
 
 fn cli(args: &[&Path]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ptx-litmus"))
-        .args(args)
-        .output()
-        .unwrap();
+    let out = common::bin().args(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
+        common::text(&out.stdout),
+        common::text(&out.stderr),
     )
 }
 

@@ -1,11 +1,12 @@
 //! Reports render from result records alone, identically every time, and show the summary,
 //! violations first, the matrix, per-test rows and one plot per test.
 
-mod results_common;
+mod common;
 
+use common::results::{records, run, suite, Knobs};
+use common::scratch;
 use ptx_litmus::report::{self, summary};
 use ptx_litmus::results::{read_result_set, write_result_set, ResultsError};
-use results_common::{records, run, scratch, suite, Knobs};
 use std::fs;
 use std::path::Path;
 

@@ -2,14 +2,15 @@
 //! must: unknown schema versions, data of different tests paired, corrupt, truncated or
 //! foreign JSON, and overwriting without `force`.
 
-mod results_common;
+mod common;
 
+use common::results::{covering, records, run, suite, Knobs};
+use common::scratch;
 use ptx_litmus::results::{
     merge, read_result_set, write_result_set, Observed, ResultsError, Shard, TestIdentity,
     TestRecord,
 };
 use ptx_litmus::verdict::{Class, Status};
-use results_common::{covering, records, run, scratch, suite, Knobs};
 use std::fs;
 use std::path::Path;
 

@@ -1,35 +1,15 @@
 //! Bad input and hostile conditions on the built binary: each case once made the tool hang,
 //! exhaust memory, panic, lose or mix up results, or trust a damaged record.
 
+mod common;
+
+use common::{bin, scratch, text, MP};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-const MP: &str = "PTX MP
-{ x=0; y=0; }
- P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
- st.weak x, 1        | ld.acquire.gpu r0, y ;
- st.release.gpu y, 1 | ld.weak r1, x        ;
-exists (P1:r0 == 1 /\\ P1:r1 == 0)
-";
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("robust-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_ptx-litmus"))
-}
-
 fn run_in(dir: &Path, args: &[&str]) -> Output {
     bin().args(args).current_dir(dir).output().unwrap()
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
 }
 
 /// A CPU run of `tests` (paths inside `dir`) into `dir/out` with run id `id`.

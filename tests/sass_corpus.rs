@@ -4,10 +4,11 @@
 //! tests generate too unless they use a texture, surface or constant proxy (generic aliases
 //! run through a second virtual mapping of the memory).
 
-mod sass_common;
+mod common;
 
+use common::sass::*;
+use common::*;
 use ptx_litmus::sass;
-use sass_common::*;
 
 #[test]
 fn every_kernel_assembles_and_keeps_every_test_operation() {

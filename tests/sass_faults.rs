@@ -1,10 +1,11 @@
 //! The SASS check catches planted faults: a kernel whose PTX lost a test load, or had two
 //! test loads swapped, is reported, naming the instruction.
 
-mod sass_common;
+mod common;
 
+use common::sass::*;
+use common::*;
 use ptx_litmus::sass;
-use sass_common::*;
 
 /// The kernel of an MP test and the text of its reader's role function.
 fn mp() -> (ptx_litmus::codegen::Kernel, String) {

@@ -1,14 +1,12 @@
 //! Hand-built result sets for the results and report tests: small model verdicts and
 //! histograms of classic shapes (MP, SB, CoRR), with knobs for planting a violation or changing
 //! a rate, so the tests need neither the model checker nor a backend.
-#![allow(dead_code)]
 
 use ptx_litmus::litmus::ast::{CmpOp, Condition, Prop, Quantifier, Reg, Term};
 use ptx_litmus::model::{CheckResult, ModelVerdict};
 use ptx_litmus::outcome::{Histogram, Observable, Outcome};
 use ptx_litmus::results::{Observed, Parameters, RunRecord, Shard, TestIdentity, TestRecord};
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 /// One test's ingredients.
 pub struct Fixture {
@@ -248,12 +246,4 @@ pub fn run(run_id: &str, driver: &str, shard: Option<Shard>) -> RunRecord {
 pub fn covering(mut run: RunRecord, tests: &[TestRecord]) -> RunRecord {
     run.test_paths = tests.iter().map(|t| t.path.clone()).collect();
     run
-}
-
-/// A fresh empty directory under `target/` for one test.
-pub fn scratch(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }

@@ -1,0 +1,101 @@
+//! Helpers shared by the integration tests: where the project and the published corpus are,
+//! their tests loaded, fresh scratch directories; `sass` for the tests that need ptxas and
+//! nvdisasm, `cpu` for in-process runs of the CPU backend, `results` for hand-built result sets.
+
+#![allow(dead_code)]
+
+pub mod cpu;
+pub mod results;
+pub mod sass;
+
+use ptx_litmus::litmus::{self, ast::Test};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Message passing with a release store and an acquire load: the weak outcome is forbidden.
+pub const MP: &str = "PTX MP
+{ x=0; y=0; }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0       ;
+ st.weak x, 1        | ld.acquire.gpu r0, y ;
+ st.release.gpu y, 1 | ld.weak r1, x        ;
+exists (P1:r0 == 1 /\\ P1:r1 == 0)
+";
+
+/// The built binary, as a command.
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_ptx-litmus"))
+}
+
+/// Output bytes as text.
+pub fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The project root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The published Dat3M corpus beside the project (its `expected/` verdicts and `litmus/`), if
+/// present.
+pub fn dat3m() -> Option<PathBuf> {
+    let p = root().join("../shared/corpus/dat3m");
+    p.is_dir().then_some(p)
+}
+
+/// The published PTX tests beside the project, if present.
+pub fn corpus() -> Option<PathBuf> {
+    let p = dat3m()?.join("litmus/PTX");
+    p.is_dir().then_some(p)
+}
+
+/// Parses one test file of the project's corpus, `rel` from the project root.
+pub fn load(rel: &str) -> Test {
+    litmus::parse_file(&root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The test files of `litmus/` and of the published corpus (when present, else saying so),
+/// sorted.
+pub fn all_files() -> Vec<PathBuf> {
+    let mut dirs = vec![root().join("litmus")];
+    match corpus() {
+        Some(c) => dirs.push(c),
+        None => eprintln!("../shared/corpus is absent: litmus/ only"),
+    }
+    litmus::discover(&dirs).expect("the test folders can be listed")
+}
+
+/// Every test of `litmus/` and of the published corpus, parsed, each with whether it lies in a
+/// `proxy/` folder.
+pub fn all_tests() -> Vec<(PathBuf, Test, bool)> {
+    all_files()
+        .into_iter()
+        .map(|p| {
+            let t = litmus::parse_file(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+            let proxy = p.components().any(|c| c.as_os_str() == "proxy");
+            (p, t, proxy)
+        })
+        .collect()
+}
+
+/// The file name of a path, for messages.
+pub fn name(p: &Path) -> String {
+    p.file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
+}
+
+/// A path under `target/` for test `name` of this test binary, with nothing there: for a
+/// command to create.
+pub fn fresh(name: &str) -> PathBuf {
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
+        .join(format!("{}-{name}", env!("CARGO_CRATE_NAME")));
+    let _ = std::fs::remove_dir_all(&path);
+    path
+}
+
+/// A fresh empty directory under `target/` for test `name` of this test binary.
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = fresh(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
