@@ -1,10 +1,11 @@
 //! The finite value domain of every observable, over-approximated without the model: a
 //! flow-insensitive fixpoint of the values each register and location can ever hold.
 //!
-//! The runtime normally builds a [`super::Layout`] from the model's domains; this analysis lets
-//! `emit` and `sass` work on any test, model or not. It is sound (every value an execution can
-//! produce is in the domain) because every instruction's effect is applied to every value its
-//! operands can hold, whatever the order.
+//! Every kernel is laid out with these domains ([`super::build`], which the CUDA backend, `emit`
+//! and `sass` call), so a kernel depends on the test alone, never on a model verdict;
+//! [`super::Layout::new`] takes any other domains a caller has. The analysis is sound (every
+//! value an execution can produce is in the domain) because every instruction's effect is
+//! applied to every value its operands can hold, whatever the order.
 
 use super::CodegenError;
 use crate::litmus::arith::{self, normalise};
