@@ -92,61 +92,14 @@ pub fn plan(
     let mut table: Vec<BarrierKey> = Vec::new();
     for t in &test.threads {
         for (index, i) in t.body.iter().enumerate() {
-            let Instr::Barrier(Barrier::Cta { op, id, count }) = i else {
-                continue;
-            };
-            let arrive = match op {
-                BarOp::Sync => false,
-                BarOp::Arrive => true,
-                BarOp::Red { .. } => {
-                    return Err(unsupported(
-                        format!(
-                            "bar.cta.red in P{} of a test with run-time barrier keys",
-                            t.id
-                        ),
-                        "the software barrier does not compute reductions",
-                    ))
-                }
-            };
-            let ids = values(analysis, t.id, id);
-            let counts: Vec<Option<Value>> = match count {
-                None => vec![None],
-                Some(c) => values(analysis, t.id, c).into_iter().map(Some).collect(),
-            };
-            if ids.len() * counts.len() > MAX_KEYS {
-                return Err(unsupported(
-                    format!(
-                        "a barrier of P{} with {} possible (id, count) pairs",
-                        t.id,
-                        ids.len() * counts.len()
-                    ),
-                    "the software barrier compares a role's key with at most 64 pairs",
-                ));
+            if let Instr::Barrier(Barrier::Cta { op, id, count }) = i {
+                out.push(barrier(
+                    analysis,
+                    (t.id, index),
+                    (op, id, count),
+                    &mut table,
+                )?);
             }
-            let mut keys = Vec::new();
-            for id in &ids {
-                for count in &counts {
-                    let key = BarrierKey {
-                        id: *id,
-                        count: *count,
-                    };
-                    let code = match table.iter().position(|k| *k == key) {
-                        Some(p) => p,
-                        None => {
-                            table.push(key);
-                            table.len() - 1
-                        }
-                    };
-                    keys.push((key, code as u32 + 1));
-                }
-            }
-            out.push(SoftBarrier {
-                role: t.id,
-                index,
-                arrive,
-                keys,
-                partners: 0,
-            });
         }
     }
     if out.len() > MAX_SOFT_BARRIERS {
@@ -155,28 +108,7 @@ pub fn plan(
             "the software barrier tracks at most 32 per test",
         ));
     }
-    let shares_key = |a: &SoftBarrier, b: &SoftBarrier| {
-        a.keys
-            .iter()
-            .any(|(k, _)| b.keys.iter().any(|(l, _)| k == l))
-    };
-    for (a, x) in out.iter().enumerate() {
-        for y in &out[a + 1..] {
-            if x.role == y.role && shares_key(x, y) {
-                // The model pairs the n-th barrier of a key with the partners' n-th; with
-                // run-time keys, n itself would depend on the execution.
-                return Err(unsupported(
-                    format!(
-                        "two barriers of P{} (instructions {} and {}) that can take the same \
-                         run-time key",
-                        x.role, x.index, y.index
-                    ),
-                    "the software barrier pairs each barrier instruction with one instruction \
-                     of each partner",
-                ));
-            }
-        }
-    }
+    one_per_key(&out)?;
     let masks: Vec<u32> = out
         .iter()
         .map(|x| {
@@ -190,6 +122,92 @@ pub fn plan(
         x.partners = m;
     }
     Ok(out)
+}
+
+/// CTA barrier instruction `index` of thread `role`, `bar.cta.<op> id{, count}`, with every key
+/// it can take and their codes (`table` numbers the keys of the test, from 1).
+fn barrier(
+    analysis: &Analysis,
+    (role, index): (usize, usize),
+    (op, id, count): (&BarOp, &Operand, &Option<Operand>),
+    table: &mut Vec<BarrierKey>,
+) -> Result<SoftBarrier, CodegenError> {
+    let arrive = match op {
+        BarOp::Sync => false,
+        BarOp::Arrive => true,
+        BarOp::Red { .. } => {
+            return Err(unsupported(
+                format!("bar.cta.red in P{role} of a test with run-time barrier keys"),
+                "the software barrier does not compute reductions",
+            ))
+        }
+    };
+    let ids = values(analysis, role, id);
+    let counts: Vec<Option<Value>> = match count {
+        None => vec![None],
+        Some(c) => values(analysis, role, c).into_iter().map(Some).collect(),
+    };
+    if ids.len() * counts.len() > MAX_KEYS {
+        return Err(unsupported(
+            format!(
+                "a barrier of P{role} with {} possible (id, count) pairs",
+                ids.len() * counts.len()
+            ),
+            "the software barrier compares a role's key with at most 64 pairs",
+        ));
+    }
+    let mut keys = Vec::new();
+    for id in &ids {
+        for count in &counts {
+            let key = BarrierKey {
+                id: *id,
+                count: *count,
+            };
+            let code = match table.iter().position(|k| *k == key) {
+                Some(p) => p,
+                None => {
+                    table.push(key);
+                    table.len() - 1
+                }
+            };
+            keys.push((key, code as u32 + 1));
+        }
+    }
+    Ok(SoftBarrier {
+        role,
+        index,
+        arrive,
+        keys,
+        partners: 0,
+    })
+}
+
+/// Whether two software barriers can take the same key.
+fn shares_key(a: &SoftBarrier, b: &SoftBarrier) -> bool {
+    a.keys
+        .iter()
+        .any(|(k, _)| b.keys.iter().any(|(l, _)| k == l))
+}
+
+/// No role has two barriers that can take the same key: the model pairs the n-th barrier of a
+/// key with the partners' n-th, and with run-time keys n itself would depend on the execution.
+fn one_per_key(barriers: &[SoftBarrier]) -> Result<(), CodegenError> {
+    for (a, x) in barriers.iter().enumerate() {
+        for y in &barriers[a + 1..] {
+            if x.role == y.role && shares_key(x, y) {
+                return Err(unsupported(
+                    format!(
+                        "two barriers of P{} (instructions {} and {}) that can take the same \
+                         run-time key",
+                        x.role, x.index, y.index
+                    ),
+                    "the software barrier pairs each barrier instruction with one instruction \
+                     of each partner",
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
