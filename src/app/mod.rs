@@ -30,6 +30,9 @@ pub enum Exit {
     Error = 2,
     /// Stopped early (a stop signal) with no finding and no error: the results are partial.
     Partial = 3,
+    /// The device became unusable (a test timed out or met a sticky device error); the tests
+    /// after it did not run and must run in a fresh process.
+    DeviceLost = 4,
 }
 
 /// An error that ends a command, already phrased for the user.

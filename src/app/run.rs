@@ -1,8 +1,10 @@
 //! `ptx-litmus run`: load tests → model::check → backend → judge → result set → summary.
 //!
 //! Exit codes: 1 when some test showed a forbidden or unexpected outcome (a violation, even if
-//! other tests had errors: the finding matters most), else 2 when a test could not be read or
-//! a backend failed, else 3 when the run stopped early (a signal), else 0. A test the model or
+//! other tests had errors: the finding matters most), else 4 when the device became unusable
+//! (a test timed out or met a sticky device error) and the rest of the batch did not run, else
+//! 2 when a test could not be read or a backend failed, else 3 when the run stopped early (a
+//! signal), else 0. A test the model or
 //! the backend cannot handle is reported, recorded in `skipped_tests`, and the batch goes on.
 //! Each test's record is written as the test finishes; SIGINT, SIGTERM or SIGHUP stops the
 //! running test after its current round, and the set is completed, marked `"partial": true`.
@@ -46,10 +48,12 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
     let backend = choose_backend(plan.backend)?;
     if args.replay.is_none() {
         // A bad -o is one error before anything runs, not a refusal per test.
+        let own = harness::fault::backend_options(&plan.params.options);
         match backend {
-            Backend::Cuda => harness::cuda::CudaOptions::parse(&plan.params.options).map(drop),
-            _ => cpu::CpuOptions::parse(&plan.params.options).map(drop),
+            Backend::Cuda => harness::cuda::CudaOptions::parse(&own).map(drop),
+            _ => cpu::CpuOptions::parse(&own).map(drop),
         }
+        .and_then(|()| harness::fault::parse(&plan.params.options).map(drop))
         .map_err(|e| format!("-o: {e}"))?;
     }
     let limit = bounded_check::timeout(args.timeout)?;
@@ -89,10 +93,11 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
     batch.model_limit = limit;
     interrupt::install();
     for path in &files {
-        if interrupt::requested() {
+        if interrupt::requested() || batch.lost.is_some() {
             break;
         }
         batch.run_test(path)?;
+        batch.lost = batch.lost.take().or_else(harness::health::lost);
     }
     batch.finish(&dir)
 }
@@ -146,6 +151,8 @@ struct Batch {
     started: Instant,
     errors: usize,
     violations: u64,
+    /// Why the device became unusable, when it did: the batch stops there.
+    lost: Option<String>,
 }
 
 impl Batch {
@@ -166,6 +173,7 @@ impl Batch {
             started: Instant::now(),
             errors: 0,
             violations: 0,
+            lost: None,
         }
     }
 
@@ -223,6 +231,16 @@ impl Batch {
                 self.skip(path, format!("{b} backend: {why}"));
                 return self.checkpoint();
             }
+            Err(e @ (RunError::TimedOut(_) | RunError::DeviceError(_))) => {
+                // The reason starts with `timed out:` or `device error:`, as `campaign` reads it.
+                self.errors += 1;
+                self.skip(path, e.to_string());
+                return self.checkpoint();
+            }
+            Err(RunError::DeviceLost(why)) => {
+                self.lost = Some(why);
+                return self.checkpoint();
+            }
         };
         let rec = test_record(&test, &path.display().to_string(), &verdict, &observed)?;
         if rec.verdict.status == Status::Violation {
@@ -250,6 +268,13 @@ impl Batch {
         if interrupt::requested() || done < self.record.test_paths.len() {
             self.record.partial = true;
         }
+        if let Some(why) = &self.lost {
+            let left = self.record.test_paths.len().saturating_sub(done);
+            eprintln!(
+                "ptx-litmus: the device is unusable in this process ({why}); {left} test(s) \
+                 not run: run them in a fresh process (`campaign run` does)"
+            );
+        }
         if let Some(sig) = interrupt::signal_name() {
             eprintln!(
                 "ptx-litmus: {sig}: stopped; the result set keeps what was counted, marked partial"
@@ -264,6 +289,8 @@ impl Batch {
         println!("result set: {}", dir.display());
         Ok(if self.violations > 0 {
             Exit::Finding
+        } else if self.lost.is_some() {
+            Exit::DeviceLost
         } else if self.errors > 0 {
             Exit::Error
         } else if partial {
@@ -373,7 +400,7 @@ fn parameters(p: &RunParams, stress: &Stress, backend: Backend) -> Result<Parame
         // (`kernel.instances_per_launch`, `kernel.launches`).
         return Ok(out);
     }
-    let batch = cpu::CpuOptions::parse(&p.options)
+    let batch = cpu::CpuOptions::parse(&harness::fault::backend_options(&p.options))
         .map(|o| o.batch as u64)
         .unwrap_or(0);
     out.instances_per_iteration = Some(batch);

@@ -9,6 +9,9 @@
 
 pub mod cpu;
 pub mod cuda;
+pub mod fault;
+pub mod health;
+pub mod watchdog;
 
 use crate::outcome::Histogram;
 use serde::{Deserialize, Serialize};
@@ -111,6 +114,29 @@ pub enum RunError {
     Unsupported(String),
     /// Bad parameters or a failure of the machine.
     Failed(String),
+    /// A wait on the device ran past its deadline; the device is lost for this process.
+    TimedOut(String),
+    /// The device reported a sticky error; the device is lost for this process.
+    DeviceError(String),
+    /// The device was already lost by an earlier test; this test did not start and must run
+    /// in a fresh process.
+    DeviceLost(String),
+}
+
+impl From<String> for RunError {
+    /// A failure message, as most backend steps phrase their errors.
+    fn from(why: String) -> RunError {
+        RunError::Failed(why)
+    }
+}
+
+impl From<watchdog::Stall> for RunError {
+    fn from(s: watchdog::Stall) -> RunError {
+        match s {
+            watchdog::Stall::TimedOut(m) => RunError::TimedOut(m),
+            watchdog::Stall::Fault(m) => RunError::DeviceError(m),
+        }
+    }
 }
 
 impl fmt::Display for RunError {
@@ -118,6 +144,9 @@ impl fmt::Display for RunError {
         match self {
             RunError::Unsupported(why) => write!(f, "not runnable on this backend: {why}"),
             RunError::Failed(why) => f.write_str(why),
+            RunError::TimedOut(why) => write!(f, "timed out: {why}"),
+            RunError::DeviceError(why) => write!(f, "device error: {why}"),
+            RunError::DeviceLost(why) => write!(f, "device unusable in this process: {why}"),
         }
     }
 }
@@ -176,20 +205,35 @@ pub fn cuda_status() -> Result<(), String> {
     cuda::status().map(|_| ())
 }
 
-/// Runs `test` on `backend` (which must be resolved: not `Auto`).
+/// Runs `test` on `backend` (which must be resolved: not `Auto`). A test that times out or
+/// meets a device error loses the device for the rest of the process ([`health`]); later tests
+/// are then refused with [`RunError::DeviceLost`] without touching it.
 pub fn run(
     backend: Backend,
     test: &crate::litmus::ast::Test,
     params: &RunParams,
     control: Control<'_>,
 ) -> Result<TestRun, RunError> {
-    match backend {
-        Backend::Cpu => cpu::run(test, params, control),
-        Backend::Cuda => cuda::run(test, params, control),
-        Backend::Auto => Err(RunError::Failed(
-            "the backend must be resolved before running".into(),
-        )),
+    if let Some(why) = health::lost() {
+        return Err(RunError::DeviceLost(why));
     }
+    let injection = fault::parse(&params.options).map_err(RunError::Failed)?;
+    let mut own = params.clone();
+    own.options = fault::backend_options(&params.options);
+    let r = match injection.and_then(|i| fault::apply(&i, &test.name)) {
+        Some(e) => Err(e),
+        None => match backend {
+            Backend::Cpu => cpu::run(test, &own, control),
+            Backend::Cuda => cuda::run(test, &own, control),
+            Backend::Auto => Err(RunError::Failed(
+                "the backend must be resolved before running".into(),
+            )),
+        },
+    };
+    if let Err(RunError::TimedOut(why) | RunError::DeviceError(why)) = &r {
+        health::lose(&format!("{}: {why}", test.name));
+    }
+    r
 }
 
 /// Provenance of the machine `backend` runs on (before any test runs).

@@ -1,12 +1,17 @@
-//! The device buffers of one kernel, allocated and zero-filled once per test. Nothing is copied
+//! The device buffers of one kernel, allocated and zero-filled once per test, on the run's
+//! stream (a zeroing on the default stream would not be ordered before the launches on the
+//! run's non-blocking stream). Nothing is copied
 //! to the device afterwards: the collect kernel resets each instance's locations and result
 //! slots and the barrier counter for the next launch, and the histogram accumulates on the
 //! device. The only copy is the histogram read back between batches.
 
-use super::driver::check;
+use super::driver::{check, usable};
 use super::views::Views;
+use super::wait;
 use crate::codegen::{BufferKind, Layout};
+use crate::harness::RunError;
 use cudarc::driver::sys;
+use std::time::Instant;
 
 /// The buffers of [`Layout::buffers`], by kind.
 pub struct Buffers {
@@ -17,9 +22,9 @@ pub struct Buffers {
 }
 
 impl Buffers {
-    /// Allocates and zero-fills every buffer of `layout` on device `ordinal`. A context must be
-    /// current.
-    pub fn new(layout: &Layout, ordinal: i32) -> Result<Buffers, String> {
+    /// Allocates every buffer of `layout` on device `ordinal` and queues their zero-filling on
+    /// `stream`, ahead of any launch. A context must be current.
+    pub fn new(layout: &Layout, ordinal: i32, stream: sys::CUstream) -> Result<Buffers, String> {
         let mut b = Buffers {
             allocated: Vec::new(),
             views: None,
@@ -27,7 +32,12 @@ impl Buffers {
         };
         for buf in &layout.buffers {
             if buf.kind == BufferKind::Memory && layout.memory_views > 1 {
-                b.views = Some(Views::new(ordinal, layout.view_bytes, layout.memory_views)?);
+                b.views = Some(Views::new(
+                    ordinal,
+                    layout.view_bytes,
+                    layout.memory_views,
+                    stream,
+                )?);
                 continue;
             }
             // A zero-sized allocation is an error in the driver; round up to one word.
@@ -39,10 +49,10 @@ impl Buffers {
                 &format!("cuMemAlloc({:?}, {bytes} bytes)", buf.kind),
             )?;
             b.allocated.push((buf.kind, ptr));
-            // SAFETY: `ptr` holds `bytes` bytes.
+            // SAFETY: `ptr` holds `bytes` bytes; the stream is live.
             check(
-                unsafe { sys::cuMemsetD8_v2(ptr, 0, bytes) },
-                &format!("cuMemsetD8({:?})", buf.kind),
+                unsafe { sys::cuMemsetD8Async(ptr, 0, bytes, stream) },
+                &format!("cuMemsetD8Async({:?})", buf.kind),
             )?;
         }
         Ok(b)
@@ -59,12 +69,18 @@ impl Buffers {
             .map_or(0, |(_, p)| *p)
     }
 
-    /// Reads the histogram buffer back after everything queued on `stream` has finished.
-    pub fn read_histogram(&self, stream: sys::CUstream) -> Result<Vec<u64>, String> {
+    /// Reads the histogram buffer back after everything queued on `stream` has finished,
+    /// waiting until `deadline` at most.
+    pub fn read_histogram(
+        &self,
+        stream: sys::CUstream,
+        deadline: Instant,
+        what: &str,
+    ) -> Result<Vec<u64>, RunError> {
         let mut words = vec![0u64; self.histogram_words];
         // SAFETY: `words` holds exactly the buffer's bytes; the copy is ordered after the
-        // launches on `stream`, and the synchronisation below completes it before `words` is
-        // read or dropped.
+        // launches on `stream`. It is complete when the stream is drained; should the wait
+        // give up, `words` is leaked rather than dropped under a copy still in flight.
         check(
             unsafe {
                 sys::cuMemcpyDtoHAsync_v2(
@@ -76,17 +92,20 @@ impl Buffers {
             },
             "cuMemcpyDtoHAsync(histogram)",
         )?;
-        // SAFETY: `stream` is a live stream of the current context.
-        check(
-            unsafe { sys::cuStreamSynchronize(stream) },
-            "cuStreamSynchronize (a launch failed, or the copy of the histogram)",
-        )?;
+        if let Err(stall) = wait::drain(stream, deadline, what) {
+            std::mem::forget(words);
+            return Err(stall.into());
+        }
         Ok(words)
     }
 }
 
 impl Drop for Buffers {
     fn drop(&mut self) {
+        if !usable() {
+            // A kernel may still run on these buffers, and cuMemFree would wait for it.
+            return;
+        }
         for (_, p) in &self.allocated {
             // SAFETY: allocated by `new`, freed once; the runner synchronises its stream first.
             unsafe { sys::cuMemFree_v2(*p) };

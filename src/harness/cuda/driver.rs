@@ -10,12 +10,48 @@ use std::sync::Mutex;
 
 /// A driver result as a message: the CUresult's name (`CUDA_ERROR_NO_DEVICE`), never the
 /// driver's own error string, which needs more of the library than a failed call guarantees.
+/// A sticky error also marks the device lost for the rest of the process.
 pub fn check(r: CUresult, what: &str) -> Result<(), String> {
     if r == CUresult::CUDA_SUCCESS {
-        Ok(())
-    } else {
-        Err(format!("{what} returned {r:?}"))
+        return Ok(());
     }
+    let message = format!("{what} returned {r:?}");
+    if sticky(r) {
+        lose_device(&message);
+    }
+    Err(message)
+}
+
+/// Whether `r` leaves the context unusable: after these, CUDA fails every later call of the
+/// context, and only a fresh process can use the device again (CUDA Programming Guide, error
+/// checking: "sticky" errors).
+pub fn sticky(r: CUresult) -> bool {
+    use CUresult::*;
+    matches!(
+        r,
+        CUDA_ERROR_ILLEGAL_ADDRESS
+            | CUDA_ERROR_LAUNCH_FAILED
+            | CUDA_ERROR_LAUNCH_TIMEOUT
+            | CUDA_ERROR_HARDWARE_STACK_ERROR
+            | CUDA_ERROR_ILLEGAL_INSTRUCTION
+            | CUDA_ERROR_MISALIGNED_ADDRESS
+            | CUDA_ERROR_INVALID_ADDRESS_SPACE
+            | CUDA_ERROR_INVALID_PC
+            | CUDA_ERROR_ASSERT
+            | CUDA_ERROR_ECC_UNCORRECTABLE
+            | CUDA_ERROR_CONTEXT_IS_DESTROYED
+    )
+}
+
+/// Marks the device lost: nothing more runs on it, and nothing is freed (freeing memory
+/// waits for the kernels that may still use it).
+pub fn lose_device(reason: &str) {
+    crate::harness::health::lose(reason);
+}
+
+/// Whether the device is still usable in this process.
+pub fn usable() -> bool {
+    crate::harness::health::lost().is_none()
 }
 
 /// An opened device: its primary context, made current on the calling thread by [`Gpu::bind`],
@@ -70,12 +106,17 @@ fn attribute(dev: sys::CUdevice, attr: Attr) -> Result<i32, String> {
     Ok(v)
 }
 
+/// The names under which the driver library is looked up (by cudarc, in this order among
+/// others): driver-only machines often have `libcuda.so.1` and no `libcuda.so`.
+pub const LIBRARY_NAMES: [&str; 2] = ["libcuda.so", "libcuda.so.1"];
+
 fn open(ordinal: i32) -> Result<Gpu, String> {
     // SAFETY: only tries to load the library; no driver call is made.
     if !unsafe { sys::is_culib_present() } {
-        return Err(
-            "no CUDA driver: libcuda.so was not found (is the NVIDIA driver installed?)".into(),
-        );
+        return Err(format!(
+            "no CUDA driver: none of {} could be loaded (is the NVIDIA driver installed?)",
+            LIBRARY_NAMES.join(", ")
+        ));
     }
     // SAFETY: the library is present, so cudarc resolves the symbol instead of panicking.
     let r = unsafe { sys::cuInit(0) };
@@ -179,4 +220,30 @@ fn open(ordinal: i32) -> Result<Gpu, String> {
         stream,
         lock: Mutex::new(()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_driver_is_looked_up_under_both_names() {
+        let candidates = cudarc::get_lib_name_candidates("cuda");
+        for name in LIBRARY_NAMES {
+            assert!(
+                candidates.iter().any(|c| c == name),
+                "{name} is not among the names cudarc tries: {candidates:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn faults_that_break_the_context_are_told_from_the_others() {
+        assert!(sticky(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS));
+        assert!(sticky(CUresult::CUDA_ERROR_LAUNCH_FAILED));
+        assert!(!sticky(CUresult::CUDA_ERROR_NOT_READY));
+        assert!(!sticky(CUresult::CUDA_ERROR_INVALID_VALUE));
+        assert!(!sticky(CUresult::CUDA_ERROR_OUT_OF_MEMORY));
+        assert!(check(CUresult::CUDA_ERROR_INVALID_VALUE, "cuMemAlloc").is_err());
+    }
 }

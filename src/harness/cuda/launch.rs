@@ -3,10 +3,13 @@
 //! configuration is built once per kernel; a launch only fills in the arguments.
 
 use super::config::{ArgValue, ClusterMode, LaunchPlan};
-use super::driver::check;
+use super::driver::{check, usable};
+use super::wait;
 use crate::codegen::PARAMS;
+use crate::harness::watchdog::Stall;
 use cudarc::driver::sys;
 use std::ffi::c_void;
+use std::time::Instant;
 
 /// A kernel ready to launch again and again.
 pub struct Launcher {
@@ -92,15 +95,18 @@ impl Launcher {
     }
 }
 
-/// Waits for everything queued on a stream when dropped, so that no kernel still runs when the
-/// buffers and module it uses are freed, even when a run ends early with an error.
-pub struct Drain(pub sys::CUstream);
+/// Waits, a bounded time, for everything queued on a stream when dropped, so that no kernel
+/// still runs when the buffers and module it uses are freed, even when a run ends early with
+/// an error. If the wait gives up, the device is lost and nothing is freed.
+pub struct Drain(pub sys::CUstream, pub Instant);
 
 impl Drop for Drain {
     fn drop(&mut self) {
-        // SAFETY: the stream belongs to the process-wide device and outlives every run. An
-        // error here was already reported by the call that failed.
-        unsafe { sys::cuStreamSynchronize(self.0) };
+        if usable() {
+            // An error here was already reported by the call that failed, or is reported by
+            // the lost device.
+            let _ = wait::drain(self.0, self.1, "the launches left in the queue");
+        }
     }
 }
 
@@ -131,30 +137,33 @@ impl Timer {
         Ok(t)
     }
 
-    /// Records the end on `stream`, waits for it, and returns the milliseconds between.
-    pub fn stop(&self, stream: sys::CUstream) -> Result<f32, String> {
+    /// Records the end on `stream`, waits for it until `deadline` at most, and returns the
+    /// milliseconds between.
+    pub fn stop(&self, stream: sys::CUstream, deadline: Instant) -> Result<f32, Stall> {
+        let fault = |m: String| Stall::Fault(m);
         // SAFETY: live event and stream.
         check(
             unsafe { sys::cuEventRecord(self.end, stream) },
             "cuEventRecord",
-        )?;
-        // SAFETY: live event.
-        check(
-            unsafe { sys::cuEventSynchronize(self.end) },
-            "cuEventSynchronize",
-        )?;
+        )
+        .map_err(fault)?;
+        wait::drain(stream, deadline, "the timing event")?;
         let mut ms = 0f32;
         // SAFETY: valid out-pointer; both events recorded and complete.
         check(
             unsafe { sys::cuEventElapsedTime(&mut ms, self.start, self.end) },
             "cuEventElapsedTime",
-        )?;
+        )
+        .map_err(fault)?;
         Ok(ms)
     }
 }
 
 impl Drop for Timer {
     fn drop(&mut self) {
+        if !usable() {
+            return;
+        }
         // SAFETY: created in `start`, destroyed once.
         unsafe {
             sys::cuEventDestroy_v2(self.start);

@@ -13,9 +13,10 @@
 //! - `options`: the backend's `-o key=value` options;
 //! - `provenance`: device facts as provenance entries.
 //!
-//! Driver parts: `driver` (detection and the process-wide device), `module` (JIT with logs,
-//! cubin kept), `buffers` (allocated and zeroed once), `launch` (`cuLaunchKernelEx`, events),
-//! `runner` (the launch loop).
+//! Driver parts: `driver` (detection, the process-wide device, sticky errors), `module` (JIT
+//! with logs, cubin kept), `buffers` (allocated and zeroed once, on the run's stream),
+//! `launch` (`cuLaunchKernelEx`, events), `wait` (bounded waits on the stream), `runner` (the
+//! launch loop).
 //!
 //! # Invariants
 //!
@@ -26,6 +27,10 @@
 //!   once per batch (about every 0.1 s).
 //! - Launch `i` of a test gets seed `LaunchSeeds::new(run seed, test name)[i]`, so `--seed` and
 //!   `--replay` reproduce every placement and stress draw.
+//! - No host wait is unbounded: the stream is polled until the test's deadline; a test that
+//!   runs past it ends as timed out, a sticky error as a device error, and either loses the
+//!   device for the rest of the process (nothing more is launched or freed; the rest of the
+//!   batch runs in a fresh process).
 //! - A test's counts are returned only if `counted + skipped == checked == instances ×
 //!   launches`, no instance is incomplete, and stress that any launch drew shows in the
 //!   stress counter; otherwise the test fails with the reason.
@@ -43,6 +48,7 @@ mod seeds;
 mod support;
 mod tally;
 mod views;
+mod wait;
 
 pub use config::{ArgValue, ClusterMode, DeviceLimits, LaunchPlan};
 pub use options::{CudaOptions, KEYS};
@@ -127,7 +133,11 @@ pub fn run_program(
     // A kernel newer than the driver's JIT cannot run on this machine: the test is skipped with
     // the reason, as any other construct the backend cannot run.
     support::check_ptx_isa(prog.ptx_version, gpu.info.driver_api).map_err(RunError::Unsupported)?;
-    let m = runner::execute(gpu, prog, params, &opts, control).map_err(RunError::Failed)?;
+    let m = runner::execute(gpu, prog, params, &opts, control).map_err(|e| match e {
+        // A failure that came with a sticky error: the context is broken.
+        RunError::Failed(why) if !driver::usable() => RunError::DeviceError(why),
+        other => other,
+    })?;
     let mut provenance = crate::harness::cpu::provenance();
     provenance.extend(gpu.info.provenance());
     provenance.extend(m.kernel);

@@ -193,8 +193,12 @@ pub fn function_attribute(
 
 impl Drop for Module {
     fn drop(&mut self) {
+        if !super::driver::usable() {
+            // A kernel of this module may still run.
+            return;
+        }
         // SAFETY: the module was loaded by `load` and is unloaded once; nothing launched from it
-        // is still running (the runner synchronises its stream before dropping it).
+        // is still running (the runner drains its stream before dropping it).
         unsafe { sys::cuModuleUnload(self.handle) };
     }
 }

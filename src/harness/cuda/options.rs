@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Options of the CUDA backend.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct CudaOptions {
     /// Device ordinal (`device=N`, default 0).
     pub device: i32,
@@ -15,10 +15,27 @@ pub struct CudaOptions {
     /// `<test>-<ptx hash>.{cubin,ptx,jit.log}` (`sass_dir=PATH`),
     /// for `cuobjdump -sass`.
     pub sass_dir: Option<PathBuf>,
+    /// The least time a test's waits for the device may take before the test ends as timed
+    /// out (`wait_s=SECONDS`, default [`DEFAULT_WAIT_S`]); a time budget raises it.
+    pub wait_s: f64,
+}
+
+/// Seconds a test's waits may take at least (JIT, set-up and a batch of launches).
+pub const DEFAULT_WAIT_S: f64 = 30.0;
+
+impl Default for CudaOptions {
+    fn default() -> CudaOptions {
+        CudaOptions {
+            device: 0,
+            batch: None,
+            sass_dir: None,
+            wait_s: DEFAULT_WAIT_S,
+        }
+    }
 }
 
 /// Keys this backend understands.
-pub const KEYS: [&str; 3] = ["device", "batch", "sass_dir"];
+pub const KEYS: [&str; 4] = ["device", "batch", "sass_dir", "wait_s"];
 
 impl CudaOptions {
     /// Reads the options, rejecting unknown keys and bad values.
@@ -42,6 +59,15 @@ impl CudaOptions {
                                 format!("cuda option batch={v}: expected 1..=1048576 launches")
                             })?,
                     )
+                }
+                "wait_s" => {
+                    o.wait_s = v
+                        .parse()
+                        .ok()
+                        .filter(|s| (0.001..=3600.0).contains(s))
+                        .ok_or_else(|| {
+                            format!("cuda option wait_s={v}: expected 0.001..=3600 seconds")
+                        })?
                 }
                 "sass_dir" if !v.is_empty() => o.sass_dir = Some(PathBuf::from(v)),
                 "sass_dir" => return Err("cuda option sass_dir: expected a directory".into()),
@@ -85,5 +111,14 @@ mod tests {
             .contains("pack"));
         assert!(CudaOptions::parse(&map(&[("batch", "0")])).is_err());
         assert!(CudaOptions::parse(&map(&[("device", "-1")])).is_err());
+        assert_eq!(
+            CudaOptions::parse(&map(&[("wait_s", "2.5")]))
+                .unwrap()
+                .wait_s,
+            2.5
+        );
+        assert_eq!(CudaOptions::default().wait_s, DEFAULT_WAIT_S);
+        assert!(CudaOptions::parse(&map(&[("wait_s", "0")])).is_err());
+        assert!(CudaOptions::parse(&map(&[("wait_s", "nan")])).is_err());
     }
 }

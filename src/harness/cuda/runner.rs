@@ -14,11 +14,12 @@ use super::seeds::{LaunchSeeds, SETUP_SEED};
 use super::support;
 use super::tally;
 use crate::codegen::{BufferKind, DeviceCounts, Layout, Param, Stress};
-use crate::harness::{Control, Progress, RunParams};
+use crate::harness::watchdog;
+use crate::harness::{Control, Progress, RunError, RunParams};
 use crate::litmus::{file_stem, fnv1a64};
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A generated kernel as the runner needs it.
 pub struct Program<'a> {
@@ -81,15 +82,20 @@ pub struct Measured {
     pub kernel: BTreeMap<String, String>,
 }
 
-/// Runs `prog` on `gpu` under `params`.
+/// Runs `prog` on `gpu` under `params`. Every wait for the device ends by the test's deadline
+/// (its time budget twice over plus 5 s, at least `opts.wait_s`): a test whose launches are
+/// still running then ends as [`RunError::TimedOut`].
 pub fn execute(
     gpu: &Gpu,
     prog: &Program<'_>,
     params: &RunParams,
     opts: &CudaOptions,
     control: Control<'_>,
-) -> Result<Measured, String> {
+) -> Result<Measured, RunError> {
     let _owner = gpu.lock.lock().unwrap_or_else(|p| p.into_inner());
+    let floor = Duration::from_secs_f64(opts.wait_s);
+    let deadline = Instant::now() + watchdog::grace(params.budget.duration(), floor);
+    let what = format!("{}'s launches", prog.name);
     gpu.bind()?;
     let layout = prog.layout;
     let module = Module::load(prog.ptx, prog.name)?;
@@ -137,9 +143,9 @@ pub fn execute(
         layout.instances.to_string(),
     );
 
-    let buffers = Buffers::new(layout, gpu.info.ordinal)?;
+    let buffers = Buffers::new(layout, gpu.info.ordinal, gpu.stream)?;
     // Dropped before `buffers` and `module`: waits for queued launches on every way out.
-    let _drain = Drain(gpu.stream);
+    let _drain = Drain(gpu.stream, deadline);
     let mut test = Launcher::new(test_fn, &test_plan, gpu.stream);
     let collect = Launcher::new(collect_fn, &collect_plan, gpu.stream);
     let pointer = |p: Param| {
@@ -153,7 +159,7 @@ pub fn execute(
     };
     // With every status word 0 the collect kernel counts nothing and writes the initial values.
     collect.launch(&kernel_args(pointer, SETUP_SEED))?;
-    buffers.read_histogram(gpu.stream)?;
+    buffers.read_histogram(gpu.stream, deadline, &what)?;
 
     let schedule = Schedule::new(params.budget, layout.instances, opts.batch);
     let mut seeds = LaunchSeeds::new(params.seed, prog.name);
@@ -194,7 +200,7 @@ pub fn execute(
         stats.launches += n;
         let (any, at_least) = tally::expected_stress(layout, prog.stress, &batch_seeds);
         expected = (expected.0 || any, expected.1 + at_least);
-        words = buffers.read_histogram(gpu.stream)?;
+        words = buffers.read_histogram(gpu.stream, deadline, &what)?;
         let snap = tally::snapshot(layout, &words)?;
         (control.progress)(&Progress {
             instances: snap.checked,
@@ -202,8 +208,8 @@ pub fn execute(
             histogram: &snap.histogram,
         });
     }
-    stats.gpu_ms = f64::from(timer.stop(gpu.stream)?);
-    words = buffers.read_histogram(gpu.stream)?;
+    stats.gpu_ms = f64::from(timer.stop(gpu.stream, deadline)?);
+    words = buffers.read_histogram(gpu.stream, deadline, &what)?;
     stats.wall_s = started.elapsed().as_secs_f64();
     let counts = tally::finish(layout, &words, stats.launches, expected)
         .map_err(|e| format!("{}: {e}", prog.name))?;

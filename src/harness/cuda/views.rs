@@ -5,8 +5,13 @@
 //! through view k. Mapping is checked once: a word written through the first view must be read
 //! back through every other, or the test is not run.
 
-use super::driver::check;
+use super::driver::{check, usable};
+use super::wait;
 use cudarc::driver::sys::{self, CUdeviceptr};
+use std::time::{Duration, Instant};
+
+/// How long the alias check may take: a 4-byte write and a few 4-byte reads.
+const CHECK_WAIT: Duration = Duration::from_secs(10);
 
 /// A word written through view 0 and read back through the others.
 const PATTERN: u32 = 0x5EED_A11A;
@@ -30,9 +35,14 @@ fn location(ordinal: i32) -> sys::CUmemLocation {
 }
 
 impl Views {
-    /// Allocates `view_bytes` of device `ordinal`, maps them `views` times, zero-fills them
-    /// and checks that the views alias. A context must be current.
-    pub fn new(ordinal: i32, view_bytes: u64, views: u32) -> Result<Views, String> {
+    /// Allocates `view_bytes` of device `ordinal`, maps them `views` times, checks that the
+    /// views alias and queues their zero-filling on `stream`. A context must be current.
+    pub fn new(
+        ordinal: i32,
+        view_bytes: u64,
+        views: u32,
+        stream: sys::CUstream,
+    ) -> Result<Views, String> {
         let mut v = Views {
             base: 0,
             view_bytes: view_bytes as usize,
@@ -95,11 +105,11 @@ impl Views {
             unsafe { sys::cuMemSetAccess(v.base, total, &desc, 1) },
             "cuMemSetAccess",
         )?;
-        v.check_aliasing()?;
-        // SAFETY: view 0 is mapped and writable.
+        v.check_aliasing(stream)?;
+        // SAFETY: view 0 is mapped and writable; the stream is live.
         check(
-            unsafe { sys::cuMemsetD8_v2(v.base, 0, v.view_bytes) },
-            "cuMemsetD8(memory views)",
+            unsafe { sys::cuMemsetD8Async(v.base, 0, v.view_bytes, stream) },
+            "cuMemsetD8Async(memory views)",
         )?;
         Ok(v)
     }
@@ -114,22 +124,33 @@ impl Views {
         self.base
     }
 
-    /// Writes [`PATTERN`] through view 0 and reads it through every other view.
-    fn check_aliasing(&self) -> Result<(), String> {
-        // SAFETY: view 0 is mapped and writable; the synchronisation completes the write.
+    /// Writes [`PATTERN`] through view 0 and reads it through every other view, on `stream`,
+    /// waiting a bounded time.
+    fn check_aliasing(&self, stream: sys::CUstream) -> Result<(), String> {
+        // SAFETY: view 0 is mapped and writable; the stream is live.
         check(
-            unsafe { sys::cuMemsetD32_v2(self.base, PATTERN, 1) },
-            "cuMemsetD32(alias check)",
+            unsafe { sys::cuMemsetD32Async(self.base, PATTERN, 1, stream) },
+            "cuMemsetD32Async(alias check)",
         )?;
-        // SAFETY: a context is current.
-        check(unsafe { sys::cuCtxSynchronize() }, "cuCtxSynchronize")?;
-        for k in 1..self.views {
-            let mut word = 0u32;
-            // SAFETY: `word` holds the 4 bytes copied; view k is mapped and readable.
-            check(
-                unsafe { sys::cuMemcpyDtoH_v2((&mut word as *mut u32).cast(), self.view(k), 4) },
-                &format!("cuMemcpyDtoH(view {k})"),
-            )?;
+        let mut words = vec![0u32; self.views];
+        for (k, word) in words.iter_mut().enumerate().skip(1) {
+            let dst: *mut u32 = word;
+            // SAFETY: `dst` holds the 4 bytes copied and is not touched until the stream is
+            // drained; `words` is leaked if anything fails before; view k is mapped.
+            let r = check(
+                unsafe { sys::cuMemcpyDtoHAsync_v2(dst.cast(), self.view(k), 4, stream) },
+                &format!("cuMemcpyDtoHAsync(view {k})"),
+            );
+            if let Err(e) = r {
+                std::mem::forget(words);
+                return Err(e);
+            }
+        }
+        if let Err(stall) = wait::drain(stream, Instant::now() + CHECK_WAIT, "the alias check") {
+            std::mem::forget(words);
+            return Err(stall.to_string());
+        }
+        for (k, &word) in words.iter().enumerate().skip(1) {
             if word != PATTERN {
                 return Err(format!(
                     "memory view {k} does not alias view 0 (read {word:#x}, wrote \
@@ -143,6 +164,10 @@ impl Views {
 
 impl Drop for Views {
     fn drop(&mut self) {
+        if !usable() {
+            // A kernel may still run on this memory; unmapping would pull it away.
+            return;
+        }
         // SAFETY: each call undoes one step `new` completed, in reverse order; the runner
         // synchronises its stream before buffers are dropped.
         unsafe {
