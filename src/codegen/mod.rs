@@ -11,6 +11,7 @@
 //! role to a function), `emit` (the module and its two kernels).
 
 mod barrier_key;
+pub mod deadlock;
 mod domain;
 mod emit;
 pub mod fragments;

@@ -104,6 +104,8 @@ pub fn run_measured(
             params.stress
         ))
     })?;
+    // A kernel whose barriers never complete would hang the GPU: refused before launch.
+    crate::codegen::deadlock::check(test).map_err(|(_, why)| RunError::Unsupported(why))?;
     let kernel = crate::codegen::build(test, &stress).map_err(|e| match e {
         CodegenError::Unsupported { .. } => RunError::Unsupported(e.to_string()),
         other => RunError::Failed(other.to_string()),
