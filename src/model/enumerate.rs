@@ -1,338 +1,29 @@
-//! Puts thread traces together (one per thread, pruned when a read's value can come from no
-//! write) and collects what every candidate execution of every combination shows: allowed
-//! outcomes with a witness each, the axiom excluding each other outcome, value domains and
-//! counts.
+//! Puts thread traces together, one per thread, pruned when a read's value can come from no
+//! write, and hands each combination that can run to a search (the PTX one, or the axiomatic
+//! SC one) with the collector as its sink.
 
+use super::collect::Collector;
 use super::lower::{Program, Trace};
-use super::ptx::{Combo, Parts};
-use super::relation::{members, Rel};
-use super::verdict::{Exclusion, ExecEvent, Execution};
-use super::{Axiom, ModelError};
+use super::relations::Combo;
+use super::search::Choices;
+use super::ModelError;
 use crate::litmus::ast::Value;
-use crate::outcome::{Observable, Outcome};
-use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::collections::BTreeSet;
 
-/// The most candidate executions one test may have before the checker gives up.
-pub const MAX_CANDIDATES: u64 = 20_000_000;
+/// What searches one combination.
+pub type Search = fn(&Combo, &Choices, &mut Collector) -> Result<(), ModelError>;
 
-/// Where an observable's value comes from.
-#[derive(Clone, Debug)]
-enum Slot {
-    /// A register: thread and register index (`None`: never written, keeps `init`).
-    Reg {
-        thread: usize,
-        idx: Option<usize>,
-        init: Value,
-    },
-    /// The final value of a memory.
-    Loc(usize),
-}
-
-/// Accumulates the results of all candidate executions of a test.
-pub struct Collector {
-    slots: Vec<Slot>,
-    no_locs: bool,
-    /// Collect sequentially consistent outcomes (axiomatically) instead of PTX ones.
-    pub sc_mode: bool,
-    /// Outcomes of sequentially consistent candidates (in `sc_mode`).
-    pub sc_found: BTreeSet<Outcome>,
-    current: Vec<Value>,
-    faulty: Option<ModelError>,
-    /// Allowed outcomes with one witness each.
-    pub allowed: BTreeMap<Outcome, Execution>,
-    /// Outcomes seen in inconsistent candidates, with the first excluding axiom.
-    pub excluded: BTreeMap<Outcome, Exclusion>,
-    /// Per observable, the values seen in any candidate.
-    pub domains: Vec<BTreeSet<Value>>,
-    /// Candidate executions examined.
-    pub candidates: u64,
-    /// Consistent ones.
-    pub consistent: u64,
-    /// A consistent execution that reaches something undecidable.
-    pub fault: Option<ModelError>,
-    /// Set by the caller to stop the search (a timeout, Ctrl-C); read every [`POLL_EVERY`]
-    /// steps, so the model stays free of clocks and signals.
-    pub stop: Option<Arc<AtomicBool>>,
-    /// Trace combinations visited.
-    steps: u64,
-}
-
-/// Trace combinations visited at most: the walk that pairs one trace per thread can grow as
-/// the product of the threads' traces before a single candidate is built.
-pub const MAX_COMBINATIONS: u64 = 50_000_000;
-
-/// How often, in steps or candidates, the stop flag is read.
-const POLL_EVERY: u64 = 1024;
-
-impl Collector {
-    /// A collector for the observables of a test.
-    pub fn new(prog: &Program, observables: &[Observable]) -> Result<Collector, ModelError> {
-        let mut slots = Vec::new();
-        for o in observables {
-            slots.push(match o {
-                Observable::Reg { thread, reg } => {
-                    let t = prog
-                        .threads
-                        .get(*thread)
-                        .ok_or_else(|| ModelError::Unsupported {
-                            construct: format!("{o}"),
-                            reason: format!("the test has no thread P{thread}"),
-                        })?;
-                    let idx = t.regs.iter().position(|r| r == reg);
-                    Slot::Reg {
-                        thread: *thread,
-                        idx,
-                        init: idx.map_or(0, |i| t.reg_init[i]),
-                    }
-                }
-                Observable::Loc(name) => {
-                    Slot::Loc(prog.phys_of(name).ok_or_else(|| ModelError::Unsupported {
-                        construct: format!("{o}"),
-                        reason: "the condition names a location the test does not have".into(),
-                    })?)
-                }
-            });
-        }
-        let n = slots.len();
-        let no_locs = !slots.iter().any(|s| matches!(s, Slot::Loc(_)));
-        Ok(Collector {
-            sc_mode: false,
-            sc_found: BTreeSet::new(),
-            no_locs,
-            slots,
-            current: vec![0; n],
-            faulty: None,
-            allowed: BTreeMap::new(),
-            excluded: BTreeMap::new(),
-            domains: vec![BTreeSet::new(); n],
-            candidates: 0,
-            consistent: 0,
-            fault: None,
-            stop: None,
-            steps: 0,
-        })
-    }
-
-    /// Whether nothing more can be learnt from the current combination: its outcome (fixed by
-    /// the traces when no final memory value is observed) is already allowed with a witness.
-    pub fn settled(&self) -> bool {
-        let o = Outcome(self.current.clone());
-        if self.sc_mode {
-            return self.no_locs && self.sc_found.contains(&o);
-        }
-        self.no_locs && self.faulty.is_none() && self.allowed.contains_key(&o)
-    }
-
-    /// Records a sequentially consistent candidate whose coherence order is total.
-    pub fn allow_sc(&mut self, combo: &Combo, co: &Rel) {
-        if self.faulty.is_some() {
-            return;
-        }
-        for o in self.outcomes(combo, Some(co)) {
-            self.sc_found.insert(o);
-        }
-    }
-
-    /// Counts one candidate execution; fails past the budget or when asked to stop.
-    pub fn candidate(&mut self) -> Result<(), ModelError> {
-        self.candidates += 1;
-        if self.candidates > MAX_CANDIDATES {
-            return Err(ModelError::TooLarge {
-                what: format!("more than {MAX_CANDIDATES} candidate executions"),
-            });
-        }
-        self.poll(self.candidates)
-    }
-
-    /// Counts one step of the trace-combination walk; fails past the budget or when asked to
-    /// stop.
-    fn step(&mut self) -> Result<(), ModelError> {
-        self.steps += 1;
-        if self.steps > MAX_COMBINATIONS {
-            return Err(ModelError::TooLarge {
-                what: format!("more than {MAX_COMBINATIONS} combinations of thread traces"),
-            });
-        }
-        self.poll(self.steps)
-    }
-
-    fn poll(&self, count: u64) -> Result<(), ModelError> {
-        match &self.stop {
-            Some(s) if count % POLL_EVERY == 0 && s.load(Ordering::Relaxed) => {
-                Err(ModelError::Stopped)
-            }
-            _ => Ok(()),
-        }
-    }
-
-    fn start_combo(&mut self, combo: &Combo, traces: &[&Trace]) {
-        for (i, s) in self.slots.iter().enumerate() {
-            match s {
-                Slot::Reg { thread, idx, init } => {
-                    let v = idx.map_or(*init, |r| traces[*thread].regs[r]);
-                    self.current[i] = v;
-                    self.domains[i].insert(v);
-                }
-                Slot::Loc(l) => {
-                    for w in members(combo.writes_of(*l)) {
-                        self.domains[i].insert(combo.events[w].value);
-                    }
-                }
-            }
-        }
-        self.faulty = traces.iter().find_map(|t| t.fault.clone());
-    }
-
-    /// The outcomes a candidate gives: final values of co-maximal writes, or of any write when
-    /// coherence was not built.
-    fn outcomes(&self, combo: &Combo, co: Option<&Rel>) -> Vec<Outcome> {
-        let mut outs = vec![self.current.clone()];
-        for (i, s) in self.slots.iter().enumerate() {
-            if let Slot::Loc(l) = s {
-                let ws = combo.writes_of(*l);
-                let vals: BTreeSet<Value> = members(ws)
-                    .filter(|&w| co.is_none_or(|co| co.row(w) & ws == 0))
-                    .map(|w| combo.events[w].value)
-                    .collect();
-                let mut next = Vec::new();
-                for o in &outs {
-                    for v in &vals {
-                        let mut o2 = o.clone();
-                        o2[i] = *v;
-                        next.push(o2);
-                    }
-                }
-                outs = next;
-            }
-        }
-        outs.into_iter().map(Outcome).collect()
-    }
-
-    /// Records a consistent execution.
-    pub fn allow(&mut self, combo: &Combo, parts: &Parts, fr: &Rel) {
-        self.consistent += 1;
-        if let Some(f) = &self.faulty {
-            if self.fault.is_none() {
-                self.fault = Some(f.clone());
-            }
-            return;
-        }
-        for o in self.outcomes(combo, parts.co) {
-            if let std::collections::btree_map::Entry::Vacant(slot) = self.allowed.entry(o) {
-                let ex = execution(combo, parts, Some(fr), slot.key().clone());
-                slot.insert(ex);
-            }
-        }
-    }
-
-    /// Records an inconsistent candidate and the axiom it violates.
-    pub fn exclude_parts(&mut self, combo: &Combo, parts: &Parts, axiom: Axiom, cycle: &[usize]) {
-        if self.faulty.is_some() {
-            return;
-        }
-        for o in self.outcomes(combo, parts.co) {
-            if !self.excluded.contains_key(&o) {
-                let ex = execution(combo, parts, None, o.clone());
-                self.excluded.insert(
-                    o.clone(),
-                    Exclusion {
-                        outcome: o,
-                        axiom,
-                        cycle: cycle.to_vec(),
-                        execution: ex,
-                    },
-                );
-            }
-        }
-    }
-}
-
-/// Builds the reportable graph of a candidate.
-fn execution(combo: &Combo, parts: &Parts, fr: Option<&Rel>, outcome: Outcome) -> Execution {
-    let events = combo
-        .events
-        .iter()
-        .map(|e| ExecEvent {
-            thread: e.thread,
-            instr: e.instr,
-            label: e.label(),
-        })
-        .collect();
-    let mut edges = Vec::new();
-    let mut push = |name: &str, r: &Rel| {
-        for (a, b) in r.pairs() {
-            edges.push((name.to_string(), a, b));
-        }
-    };
-    push("po", &combo.po_imm);
-    push("rf", parts.rf);
-    if let Some(co) = parts.co {
-        // Only the immediate coherence edges; initial writes are first anyway.
-        let mut imm = co.clone();
-        let two = co.seq(co);
-        for (a, b) in co.pairs() {
-            if two.has(a, b) || a < combo.nlocs {
-                imm.remove(a, b);
-            }
-        }
-        push("co", &imm);
-    }
-    let computed;
-    let fr = match (fr, parts.co) {
-        (Some(fr), _) => Some(fr),
-        (None, Some(co)) => {
-            // fr = rf⁻¹ ; co
-            let mut f = Rel::new(combo.events.len());
-            for (w, r) in parts.rf.pairs() {
-                f.set_row(r, f.row(r) | co.row(w));
-            }
-            computed = f;
-            Some(&computed)
-        }
-        (None, None) => None,
-    };
-    if let Some(fr) = fr {
-        let mut f = fr.clone();
-        if let Some(co) = parts.co {
-            // fr edges implied by fr;co are left out.
-            let two = fr.seq(co);
-            for (a, b) in fr.pairs() {
-                if two.has(a, b) {
-                    f.remove(a, b);
-                }
-            }
-        }
-        push("fr", &f);
-    }
-    push("rmw", &combo.rmw);
-    push("dep", &combo.dep);
-    let mut sync = parts.sync.clone();
-    for (a, b) in parts.sync.pairs() {
-        if combo.po.has(a, b) || parts.fsc.has(a, b) {
-            sync.remove(a, b);
-        }
-    }
-    push("sync", &sync);
-    push("fsc", parts.fsc);
-    Execution {
-        outcome,
-        events,
-        edges,
-    }
-}
-
-/// Enumerates every combination of one trace per thread and every candidate execution of it.
+/// Enumerates every combination of one trace per thread and hands it to `search`.
 pub fn combine(
     prog: &Program,
     traces: &[Vec<Trace>],
     out: &mut Collector,
+    search: Search,
 ) -> Result<(), ModelError> {
     let nthreads = traces.len();
     let nmem = prog.memories.len();
     // may_write[t][l]: values some trace of thread t writes to memory l.
-    let may_write: Vec<Vec<BTreeSet<Value>>> = traces
+    let may_write = traces
         .iter()
         .map(|ts| {
             let mut m = vec![BTreeSet::new(); nmem];
@@ -346,21 +37,60 @@ pub fn combine(
             m
         })
         .collect();
-    let mut chosen: Vec<&Trace> = Vec::with_capacity(nthreads);
-    walk(prog, traces, &may_write, &mut chosen, out)
+    let walk = Walk {
+        prog,
+        traces,
+        may_write,
+        search,
+    };
+    walk.walk(&mut Vec::with_capacity(nthreads), out)
 }
 
-fn walk<'a>(
-    prog: &Program,
+/// The walk over combinations: the traces, what later threads may write, the search.
+struct Walk<'a> {
+    prog: &'a Program,
     traces: &'a [Vec<Trace>],
-    may_write: &[Vec<BTreeSet<Value>>],
-    chosen: &mut Vec<&'a Trace>,
-    out: &mut Collector,
-) -> Result<(), ModelError> {
-    out.step()?;
-    let k = chosen.len();
-    if k == traces.len() {
-        // Every read needs a write of its value (or the initial one) before any graph is built.
+    may_write: Vec<Vec<BTreeSet<Value>>>,
+    search: Search,
+}
+
+impl<'a> Walk<'a> {
+    /// Chooses a trace for each thread from `chosen.len()` on.
+    fn walk(&self, chosen: &mut Vec<&'a Trace>, out: &mut Collector) -> Result<(), ModelError> {
+        out.step()?;
+        let k = chosen.len();
+        if k == self.traces.len() {
+            return self.visit(chosen, out);
+        }
+        for t in &self.traces[k] {
+            if self.may_run(k, t, chosen) {
+                chosen.push(t);
+                self.walk(chosen, out)?;
+                chosen.pop();
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether every read of `t` (thread `k`) may find a write of its value: the initial one,
+    /// one of the traces chosen so far or `t`, or one a later thread may make.
+    fn may_run(&self, k: usize, t: &Trace, chosen: &[&Trace]) -> bool {
+        t.events.iter().filter(|e| e.is_read()).all(|e| {
+            let (l, v) = (e.loc, e.value);
+            self.prog.memories[l].init == v
+                || chosen.iter().chain(std::iter::once(&t)).any(|c| {
+                    c.events
+                        .iter()
+                        .any(|w| w.is_write() && w.loc == l && w.value == v)
+                })
+                || self.may_write[k + 1..].iter().any(|m| m[l].contains(&v))
+        })
+    }
+
+    /// A complete combination: searched unless a read has no write of its value among the
+    /// traces chosen, or its outcome is already settled.
+    fn visit(&self, chosen: &[&Trace], out: &mut Collector) -> Result<(), ModelError> {
+        let prog = self.prog;
         let feasible = chosen.iter().all(|t| {
             t.events.iter().filter(|e| e.is_read()).all(|r| {
                 prog.memories[r.loc].init == r.value
@@ -374,36 +104,16 @@ fn walk<'a>(
         if !feasible {
             return Ok(());
         }
-        if let Some(combo) = Combo::new(prog, chosen)? {
-            out.start_combo(&combo, chosen);
-            if !out.settled() {
-                if out.sc_mode {
-                    combo.run_sc(out)?;
-                } else {
-                    combo.run(out)?;
-                }
-            }
+        let Some(combo) = Combo::new(prog, chosen)? else {
+            return Ok(());
+        };
+        let Some(choices) = Choices::new(&combo)? else {
+            return Ok(());
+        };
+        out.start_combo(&combo, chosen);
+        if !out.settled() {
+            (self.search)(&combo, &choices, out)?;
         }
-        return Ok(());
+        Ok(())
     }
-    'next: for t in &traces[k] {
-        for e in t.events.iter().filter(|e| e.is_read()) {
-            let v = e.value;
-            let l = e.loc;
-            let ok = prog.memories[l].init == v
-                || chosen.iter().chain(std::iter::once(&t)).any(|c| {
-                    c.events
-                        .iter()
-                        .any(|w| w.is_write() && w.loc == l && w.value == v)
-                })
-                || may_write[k + 1..].iter().any(|m| m[l].contains(&v));
-            if !ok {
-                continue 'next;
-            }
-        }
-        chosen.push(t);
-        walk(prog, traces, may_write, chosen, out)?;
-        chosen.pop();
-    }
-    Ok(())
 }

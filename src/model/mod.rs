@@ -3,17 +3,24 @@
 //!
 //! Pipeline: [`lower`] resolves locations and runs each thread along every path with every
 //! read value from a finite domain (traces); [`enumerate`] combines one trace per thread;
-//! [`ptx`] builds the relations of one combination and enumerates reads-from, Fence-SC order and
-//! minimal coherence, checking the six axioms; [`sc`] is the sequentially consistent reference.
+//! [`relations`] builds the relations of one combination; [`search`] enumerates reads-from,
+//! Fence-SC order and minimal coherence, deciding the six [`axioms`] and reporting to the
+//! [`collect`]or; [`sc`] is the sequentially consistent reference and its axiomatic twin.
+//!
+//! Layers, each using only those before it: `relation`, `event`, `verdict`, `lower`;
+//! `relations`; `axioms`; `search`; `sc`; `collect`; `enumerate`.
 
+mod axioms;
+mod collect;
 pub mod dot;
 mod enumerate;
 mod event;
 pub mod explain;
 mod lower;
-mod ptx;
 mod relation;
+mod relations;
 mod sc;
+mod search;
 mod verdict;
 
 pub use verdict::{Axiom, CheckResult, Exclusion, ExecEvent, Execution, ModelError, ModelVerdict};
@@ -34,9 +41,9 @@ pub fn check_until(test: &Test, stop: Option<Arc<AtomicBool>>) -> Result<ModelVe
     let prog = lower::Program::new(test)?;
     let obs = observables(test);
     let (_, traces) = prog.domains()?;
-    let mut col = enumerate::Collector::new(&prog, &obs)?;
+    let mut col = collect::Collector::new(&prog, &obs)?;
     col.stop = stop.clone();
-    enumerate::combine(&prog, &traces, &mut col)?;
+    enumerate::combine(&prog, &traces, &mut col, search::run)?;
     if let Some(f) = col.fault {
         return Err(f);
     }
@@ -100,10 +107,10 @@ fn axiomatic_sc(
     traces: &[Vec<lower::Trace>],
     stop: Option<Arc<AtomicBool>>,
 ) -> Result<std::collections::BTreeSet<crate::outcome::Outcome>, ModelError> {
-    let mut c = enumerate::Collector::new(prog, obs)?;
+    let mut c = collect::Collector::new(prog, obs)?;
     c.sc_mode = true;
     c.stop = stop;
-    enumerate::combine(prog, traces, &mut c)?;
+    enumerate::combine(prog, traces, &mut c, sc::axiomatic::run)?;
     Ok(c.sc_found)
 }
 

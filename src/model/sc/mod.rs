@@ -11,6 +11,8 @@
 //! path on which one of them later does is abandoned. `barrier.cluster.wait` waits for the
 //! cluster's arrivals. Crossed barriers give no outcome, as in the model.
 
+pub mod axiomatic;
+
 use super::lower::Program;
 use super::ModelError;
 use crate::litmus::arith::{alu, rmw};

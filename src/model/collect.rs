@@ -1,0 +1,349 @@
+//! The sink of the search: what every candidate execution of every combination shows —
+//! allowed outcomes with a witness each, the axiom excluding each other outcome, value domains
+//! and counts — within the model's budgets.
+
+use super::lower::{Program, Trace};
+use super::relation::{members, Rel};
+use super::relations::Combo;
+use super::sc::axiomatic::ScSink;
+use super::search::{Parts, Sink};
+use super::verdict::{Exclusion, ExecEvent, Execution};
+use super::{Axiom, ModelError};
+use crate::litmus::ast::Value;
+use crate::outcome::{Observable, Outcome};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+/// The most candidate executions one test may have before the checker gives up.
+pub const MAX_CANDIDATES: u64 = 20_000_000;
+
+/// Where an observable's value comes from.
+#[derive(Clone, Debug)]
+enum Slot {
+    /// A register: thread and register index (`None`: never written, keeps `init`).
+    Reg {
+        thread: usize,
+        idx: Option<usize>,
+        init: Value,
+    },
+    /// The final value of a memory.
+    Loc(usize),
+}
+
+/// Accumulates the results of all candidate executions of a test.
+pub struct Collector {
+    slots: Vec<Slot>,
+    no_locs: bool,
+    /// Collect sequentially consistent outcomes (axiomatically) instead of PTX ones.
+    pub sc_mode: bool,
+    /// Outcomes of sequentially consistent candidates (in `sc_mode`).
+    pub sc_found: BTreeSet<Outcome>,
+    current: Vec<Value>,
+    faulty: Option<ModelError>,
+    /// Allowed outcomes with one witness each.
+    pub allowed: BTreeMap<Outcome, Execution>,
+    /// Outcomes seen in inconsistent candidates, with the first excluding axiom.
+    pub excluded: BTreeMap<Outcome, Exclusion>,
+    /// Per observable, the values seen in any candidate.
+    pub domains: Vec<BTreeSet<Value>>,
+    /// Candidate executions examined.
+    pub candidates: u64,
+    /// Consistent ones.
+    pub consistent: u64,
+    /// A consistent execution that reaches something undecidable.
+    pub fault: Option<ModelError>,
+    /// Set by the caller to stop the search (a timeout, Ctrl-C); read every [`POLL_EVERY`]
+    /// steps, so the model stays free of clocks and signals.
+    pub stop: Option<Arc<AtomicBool>>,
+    /// Trace combinations visited.
+    steps: u64,
+}
+
+/// Trace combinations visited at most: the walk that pairs one trace per thread can grow as
+/// the product of the threads' traces before a single candidate is built.
+pub const MAX_COMBINATIONS: u64 = 50_000_000;
+
+/// How often, in steps or candidates, the stop flag is read.
+const POLL_EVERY: u64 = 1024;
+
+impl Collector {
+    /// A collector for the observables of a test.
+    pub fn new(prog: &Program, observables: &[Observable]) -> Result<Collector, ModelError> {
+        let mut slots = Vec::new();
+        for o in observables {
+            slots.push(match o {
+                Observable::Reg { thread, reg } => {
+                    let t = prog
+                        .threads
+                        .get(*thread)
+                        .ok_or_else(|| ModelError::Unsupported {
+                            construct: format!("{o}"),
+                            reason: format!("the test has no thread P{thread}"),
+                        })?;
+                    let idx = t.regs.iter().position(|r| r == reg);
+                    Slot::Reg {
+                        thread: *thread,
+                        idx,
+                        init: idx.map_or(0, |i| t.reg_init[i]),
+                    }
+                }
+                Observable::Loc(name) => {
+                    Slot::Loc(prog.phys_of(name).ok_or_else(|| ModelError::Unsupported {
+                        construct: format!("{o}"),
+                        reason: "the condition names a location the test does not have".into(),
+                    })?)
+                }
+            });
+        }
+        let n = slots.len();
+        let no_locs = !slots.iter().any(|s| matches!(s, Slot::Loc(_)));
+        Ok(Collector {
+            sc_mode: false,
+            sc_found: BTreeSet::new(),
+            no_locs,
+            slots,
+            current: vec![0; n],
+            faulty: None,
+            allowed: BTreeMap::new(),
+            excluded: BTreeMap::new(),
+            domains: vec![BTreeSet::new(); n],
+            candidates: 0,
+            consistent: 0,
+            fault: None,
+            stop: None,
+            steps: 0,
+        })
+    }
+
+    /// Whether nothing more can be learnt from the current combination: its outcome (fixed by
+    /// the traces when no final memory value is observed) is already allowed with a witness.
+    pub fn settled(&self) -> bool {
+        let o = Outcome(self.current.clone());
+        if self.sc_mode {
+            return self.no_locs && self.sc_found.contains(&o);
+        }
+        self.no_locs && self.faulty.is_none() && self.allowed.contains_key(&o)
+    }
+
+    /// Counts one candidate execution; fails past the budget or when asked to stop.
+    pub fn candidate(&mut self) -> Result<(), ModelError> {
+        self.candidates += 1;
+        if self.candidates > MAX_CANDIDATES {
+            return Err(ModelError::TooLarge {
+                what: format!("more than {MAX_CANDIDATES} candidate executions"),
+            });
+        }
+        self.poll(self.candidates)
+    }
+
+    /// Counts one step of the trace-combination walk; fails past the budget or when asked to
+    /// stop.
+    pub fn step(&mut self) -> Result<(), ModelError> {
+        self.steps += 1;
+        if self.steps > MAX_COMBINATIONS {
+            return Err(ModelError::TooLarge {
+                what: format!("more than {MAX_COMBINATIONS} combinations of thread traces"),
+            });
+        }
+        self.poll(self.steps)
+    }
+
+    fn poll(&self, count: u64) -> Result<(), ModelError> {
+        match &self.stop {
+            Some(s) if count % POLL_EVERY == 0 && s.load(Ordering::Relaxed) => {
+                Err(ModelError::Stopped)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Starts a combination: the registers its traces end with, the values its writes give.
+    pub fn start_combo(&mut self, combo: &Combo, traces: &[&Trace]) {
+        for (i, s) in self.slots.iter().enumerate() {
+            match s {
+                Slot::Reg { thread, idx, init } => {
+                    let v = idx.map_or(*init, |r| traces[*thread].regs[r]);
+                    self.current[i] = v;
+                    self.domains[i].insert(v);
+                }
+                Slot::Loc(l) => {
+                    for w in members(combo.writes_of(*l)) {
+                        self.domains[i].insert(combo.events[w].value);
+                    }
+                }
+            }
+        }
+        self.faulty = traces.iter().find_map(|t| t.fault.clone());
+    }
+
+    /// The outcomes a candidate gives: final values of co-maximal writes, or of any write when
+    /// coherence was not built.
+    fn outcomes(&self, combo: &Combo, co: Option<&Rel>) -> Vec<Outcome> {
+        let mut outs = vec![self.current.clone()];
+        for (i, s) in self.slots.iter().enumerate() {
+            if let Slot::Loc(l) = s {
+                let ws = combo.writes_of(*l);
+                let vals: BTreeSet<Value> = members(ws)
+                    .filter(|&w| co.is_none_or(|co| co.row(w) & ws == 0))
+                    .map(|w| combo.events[w].value)
+                    .collect();
+                let mut next = Vec::new();
+                for o in &outs {
+                    for v in &vals {
+                        let mut o2 = o.clone();
+                        o2[i] = *v;
+                        next.push(o2);
+                    }
+                }
+                outs = next;
+            }
+        }
+        outs.into_iter().map(Outcome).collect()
+    }
+}
+
+impl Sink for Collector {
+    fn settled(&self) -> bool {
+        Collector::settled(self)
+    }
+
+    fn candidate(&mut self) -> Result<(), ModelError> {
+        Collector::candidate(self)
+    }
+
+    /// Records a consistent execution.
+    fn allow(&mut self, combo: &Combo, parts: &Parts, fr: &Rel) {
+        self.consistent += 1;
+        if let Some(f) = &self.faulty {
+            if self.fault.is_none() {
+                self.fault = Some(f.clone());
+            }
+            return;
+        }
+        for o in self.outcomes(combo, parts.co) {
+            if let std::collections::btree_map::Entry::Vacant(slot) = self.allowed.entry(o) {
+                let ex = execution(combo, parts, Some(fr), slot.key().clone());
+                slot.insert(ex);
+            }
+        }
+    }
+
+    /// Records an inconsistent candidate and the axiom it violates.
+    fn exclude(&mut self, combo: &Combo, parts: &Parts, axiom: Axiom, cycle: &[usize]) {
+        if self.faulty.is_some() {
+            return;
+        }
+        for o in self.outcomes(combo, parts.co) {
+            if !self.excluded.contains_key(&o) {
+                let ex = execution(combo, parts, None, o.clone());
+                self.excluded.insert(
+                    o.clone(),
+                    Exclusion {
+                        outcome: o,
+                        axiom,
+                        cycle: cycle.to_vec(),
+                        execution: ex,
+                    },
+                );
+            }
+        }
+    }
+}
+
+impl ScSink for Collector {
+    fn settled(&self) -> bool {
+        Collector::settled(self)
+    }
+
+    fn candidate(&mut self) -> Result<(), ModelError> {
+        Collector::candidate(self)
+    }
+
+    /// Records a sequentially consistent candidate whose coherence order is total.
+    fn allow_sc(&mut self, combo: &Combo, co: &Rel) {
+        if self.faulty.is_some() {
+            return;
+        }
+        for o in self.outcomes(combo, Some(co)) {
+            self.sc_found.insert(o);
+        }
+    }
+}
+
+/// Builds the reportable graph of a candidate.
+fn execution(combo: &Combo, parts: &Parts, fr: Option<&Rel>, outcome: Outcome) -> Execution {
+    let events = combo
+        .events
+        .iter()
+        .map(|e| ExecEvent {
+            thread: e.thread,
+            instr: e.instr,
+            label: e.label(),
+        })
+        .collect();
+    let mut edges = Vec::new();
+    let mut push = |name: &str, r: &Rel| {
+        for (a, b) in r.pairs() {
+            edges.push((name.to_string(), a, b));
+        }
+    };
+    push("po", &combo.po_imm);
+    push("rf", parts.rf);
+    if let Some(co) = parts.co {
+        push("co", &immediate_co(combo, co));
+    }
+    let computed;
+    let fr = match (fr, parts.co) {
+        (Some(fr), _) => Some(fr),
+        (None, Some(co)) => {
+            computed = combo.fr(parts.rf, co);
+            Some(&computed)
+        }
+        (None, None) => None,
+    };
+    if let Some(fr) = fr {
+        push("fr", &drawn_fr(fr, parts.co));
+    }
+    push("rmw", &combo.rmw);
+    push("dep", &combo.dep);
+    let mut sync = parts.sync.clone();
+    for (a, b) in parts.sync.pairs() {
+        if combo.po.has(a, b) || parts.fsc.has(a, b) {
+            sync.remove(a, b);
+        }
+    }
+    push("sync", &sync);
+    push("fsc", parts.fsc);
+    Execution {
+        outcome,
+        events,
+        edges,
+    }
+}
+
+/// Only the immediate coherence edges; initial writes are first anyway.
+fn immediate_co(combo: &Combo, co: &Rel) -> Rel {
+    let mut imm = co.clone();
+    let two = co.seq(co);
+    for (a, b) in co.pairs() {
+        if two.has(a, b) || a < combo.nlocs {
+            imm.remove(a, b);
+        }
+    }
+    imm
+}
+
+/// The from-reads edges worth drawing: those implied by `fr;co` are left out.
+fn drawn_fr(fr: &Rel, co: Option<&Rel>) -> Rel {
+    let mut f = fr.clone();
+    if let Some(co) = co {
+        let two = fr.seq(co);
+        for (a, b) in fr.pairs() {
+            if two.has(a, b) {
+                f.remove(a, b);
+            }
+        }
+    }
+    f
+}

@@ -1,0 +1,134 @@
+//! Proxies (PTX ISA §8.9.5, proxy-preserved base causality): the sets that say which accesses
+//! share a proxy, an address or a location, and which proxy fences each access may pass.
+
+use super::super::event::{Event, FenceKind, Kind};
+use super::super::relation::{bit, members, Rel, Set};
+use super::place;
+use crate::litmus::ast::{Placement, Proxy};
+
+/// Per event, the events it shares a proxy, address or location with, and the proxy fences it
+/// may use.
+pub struct ProxySets {
+    /// Memory accesses through the generic proxy.
+    generic: Set,
+    /// Memory accesses.
+    memory: Set,
+    /// `fence.proxy.alias` events.
+    alias_fences: Set,
+    /// Per memory access: the proxy fences of its proxy in its CTA.
+    pf_for: Vec<Set>,
+    /// Per memory access: the accesses of its virtual address.
+    same_vaddr: Vec<Set>,
+    /// Per memory access: the accesses of its physical location.
+    same_phys: Vec<Set>,
+    /// Per memory access: the accesses of its virtual address through its proxy in its CTA.
+    same_proxy_cta: Vec<Set>,
+}
+
+impl ProxySets {
+    /// The sets of `events`, placed by thread in `places`.
+    pub(super) fn new(events: &[Event], places: &[Placement]) -> ProxySets {
+        let n = events.len();
+        let mut s = ProxySets {
+            generic: 0,
+            memory: 0,
+            alias_fences: 0,
+            pf_for: vec![0; n],
+            same_vaddr: vec![0; n],
+            same_phys: vec![0; n],
+            same_proxy_cta: vec![0; n],
+        };
+        for (i, e) in events.iter().enumerate() {
+            if e.is_memory() {
+                s.memory |= bit(i);
+                if e.proxy == Proxy::Generic {
+                    s.generic |= bit(i);
+                }
+            }
+            if e.kind == Kind::Fence(FenceKind::ProxyAlias) {
+                s.alias_fences |= bit(i);
+            }
+        }
+        for (x, ex) in events.iter().enumerate() {
+            if ex.is_memory() && !ex.is_init() {
+                s.relate(x, events, places);
+            }
+        }
+        s
+    }
+
+    /// Fills the rows of memory access `x`.
+    fn relate(&mut self, x: usize, events: &[Event], places: &[Placement]) {
+        let ex = &events[x];
+        let px = place(places, ex);
+        for (y, ey) in events.iter().enumerate() {
+            if ey.is_init() {
+                continue;
+            }
+            let py = place(places, ey);
+            if ex.proxy != Proxy::Generic
+                && ey.kind == Kind::Fence(FenceKind::Proxy(ex.proxy))
+                && px.same_cta(&py)
+            {
+                self.pf_for[x] |= bit(y);
+            }
+            if ey.is_memory() && ey.loc == ex.loc {
+                self.same_phys[x] |= bit(y);
+                if ey.vaddr == ex.vaddr {
+                    self.same_vaddr[x] |= bit(y);
+                    if ey.proxy == ex.proxy && px.same_cta(&py) {
+                        self.same_proxy_cta[x] |= bit(y);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Proxy-preserved base causality: the pairs of base causality `cb` between accesses of
+    /// one location that the proxies let through — generic accesses of one address, one proxy
+    /// of one address in one CTA, or a path through proxy fences (and, across aliases, a
+    /// `fence.proxy.alias`).
+    pub(super) fn preserved(&self, events: &[Event], cb: &Rel) -> Rel {
+        let n = events.len();
+        let cbt = cb.inverse();
+        let mut ppcb = Rel::new(n);
+        for x in members(self.memory) {
+            if events[x].is_init() {
+                continue;
+            }
+            let row = cb.row(x) & self.same_phys[x];
+            if row != 0 {
+                ppcb.set_row(x, self.preserved_row(x, row, cb, &cbt));
+            }
+        }
+        ppcb
+    }
+
+    /// The row of `x` in proxy-preserved base causality, among `row` (its `cb` successors of
+    /// the same location).
+    fn preserved_row(&self, x: usize, row: Set, cb: &Rel, cbt: &Rel) -> Set {
+        let exit: Set = (self.generic & bit(x)) | (self.pf_for[x] & cb.row(x));
+        let mut exit_reach: Set = 0;
+        for a in members(exit) {
+            exit_reach |= cb.row(a);
+        }
+        let mut alias_reach: Set = 0;
+        for f in members(exit_reach & self.alias_fences) {
+            alias_reach |= cb.row(f);
+        }
+        let mut prow: Set = 0;
+        for y in members(row) {
+            let gen_pair = self.generic & bit(x) != 0 && self.generic & bit(y) != 0;
+            let vaddr = self.same_vaddr[x] & bit(y) != 0;
+            let entry: Set = (self.generic & bit(y)) | (self.pf_for[y] & cbt.row(y));
+            let ok = (vaddr && gen_pair)
+                || self.same_proxy_cta[x] & bit(y) != 0
+                || (vaddr && exit_reach & entry != 0)
+                || alias_reach & entry != 0;
+            if ok {
+                prow |= bit(y);
+            }
+        }
+        prow
+    }
+}
