@@ -63,6 +63,35 @@ pub enum Command {
     /// Assemble tests' kernels with ptxas, disassemble them, and check that every memory
     /// operation and fence of each role survives in order with its strength and scope.
     Sass(SassArgs),
+    /// Install or list ptxas versions in the toolchain store (`.tools/`, or
+    /// $PTX_LITMUS_TOOLCHAINS), for `sass --ptxas`.
+    Toolchains(ToolchainsArgs),
+}
+
+/// Arguments of `toolchains`.
+#[derive(Debug, Args)]
+pub struct ToolchainsArgs {
+    /// What to do with the store.
+    #[command(subcommand)]
+    pub action: ToolchainsAction,
+}
+
+/// What `toolchains` does.
+#[derive(Debug, Subcommand)]
+pub enum ToolchainsAction {
+    /// The installed versions: version, ptxas path, the wheel each came from.
+    List,
+    /// Download each exact version's nvcc wheel from PyPI (pip) and keep its ptxas.
+    Install {
+        /// Exact versions such as 11.8.89, 12.4.131, 13.0.88.
+        #[arg(required = true)]
+        versions: Vec<String>,
+    },
+    /// Print the ptxas path of each installed version a specification selects (`12.4`, `all`).
+    Path {
+        /// Comma-separated specifications.
+        spec: String,
+    },
 }
 
 /// Arguments of `check`.
@@ -277,7 +306,8 @@ pub struct SassArgs {
     /// Test files or directories (searched recursively for `*.litmus`).
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// The GPU architecture to assemble for.
+    /// The GPU architecture to assemble for; with --ptxas or --diff a comma-separated list
+    /// (`sm_90,sm_90a,sm_100`) makes one column per version and architecture.
     #[arg(long, default_value = "sm_90")]
     pub arch: String,
     /// Incantation preset of the kernels checked.
@@ -286,4 +316,17 @@ pub struct SassArgs {
     /// Print the SASS of every role beside the mapping.
     #[arg(long)]
     pub verbose: bool,
+    /// Assemble with these versions of the toolchain store (`all`, `12.4`, `11.8,13`) and
+    /// print the matrix of verdicts: per test and version, the check's verdict and SASS hash.
+    #[arg(long, value_name = "VERSIONS")]
+    pub ptxas: Option<String>,
+    /// List the tests whose verdict, memory ops or SASS changed between two store versions.
+    #[arg(long, num_args = 2, value_names = ["A", "B"], conflicts_with = "ptxas")]
+    pub diff: Option<Vec<String>>,
+    /// With --ptxas: write the matrix as matrix.md and matrix.json into this directory.
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Overwrite matrix.md and matrix.json there.
+    #[arg(long)]
+    pub force: bool,
 }

@@ -14,6 +14,7 @@ pub mod report;
 pub mod results;
 pub mod sass;
 pub mod text;
+pub mod toolchain;
 pub mod verdict;
 
 /// The git revision this binary was built from (`unknown` outside a checkout).

@@ -10,6 +10,38 @@ pub fn pad(s: &str, width: usize) -> String {
     out
 }
 
+/// Markdown text shown as written: the characters that can format, link, open HTML or an entity, or
+/// split a cell are backslash-escaped, so a test name such as `a_b*c|d` or `<img>` shows as
+/// itself. (Characters that matter only at the start of a line never start one here.)
+pub fn md_text(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '!'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A Markdown code span showing `s` verbatim: backslashes are literal inside code, so only `|` is
+/// escaped (GitHub tables split on it even there), and the fence is one backtick longer than
+/// any run of backticks in `s`.
+pub fn md_code(s: &str) -> String {
+    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
+    let fence = "`".repeat(longest + 1);
+    let body = s.replace('|', "\\|").replace('\n', " ");
+    let pad = if body.starts_with('`') || body.ends_with('`') {
+        " "
+    } else {
+        ""
+    };
+    format!("{fence}{pad}{body}{pad}{fence}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::pad;

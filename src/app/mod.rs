@@ -17,7 +17,9 @@ mod merge;
 mod report;
 mod run;
 mod sass;
+mod sass_matrix;
 mod show;
+mod toolchains;
 
 /// How a command ended, as the process exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +69,11 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
             BenchTarget::Model(a) => bench_model::run(&a),
         },
         Command::Emit(args) => emit::run(&args),
+        Command::Sass(args) if args.ptxas.is_some() || args.diff.is_some() => {
+            sass_matrix::run(&args)
+        }
         Command::Sass(args) => sass::run(&args),
+        Command::Toolchains(args) => toolchains::run(&args),
     }
 }
 

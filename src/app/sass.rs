@@ -4,36 +4,20 @@
 use super::emit::preset;
 use super::{AppError, Exit};
 use crate::cli::SassArgs;
-use crate::codegen::{self, CodegenError};
+use crate::codegen::{self, CodegenError, Kernel};
 use crate::litmus;
 use crate::sass::{self, KernelCheck, Tool};
+use std::path::PathBuf;
 
 /// Runs `sass`.
 pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
-    let stress = preset(&args.stress)?;
+    if args.arch.contains(',') {
+        return Err("several architectures need --ptxas (a matrix of versions)".into());
+    }
     // Fail early, with the install hint, when a tool is missing.
     sass::tools::find(Tool::Ptxas)?;
     sass::tools::find(Tool::Nvdisasm)?;
-    let mut exit = Exit::Success;
-    let mut kernels = Vec::new();
-    for (path, parsed) in litmus::load(&args.paths) {
-        match parsed {
-            Err(e) => {
-                eprintln!("{e}");
-                exit = Exit::Error;
-            }
-            Ok(test) => match codegen::build(&test, &stress) {
-                Ok(k) => kernels.push((path, k)),
-                Err(e @ CodegenError::Unsupported { .. }) => {
-                    println!("skip {}: {e}", path.display());
-                }
-                Err(e) => {
-                    eprintln!("{}: {e}", path.display());
-                    exit = Exit::Error;
-                }
-            },
-        }
-    }
+    let (kernels, mut exit) = load_kernels(args)?;
     let refs: Vec<&codegen::Kernel> = kernels.iter().map(|(_, k)| k).collect();
     let results = sass::check_many(&refs, &args.arch);
     let mut checks: Vec<KernelCheck> = Vec::new();
@@ -75,6 +59,33 @@ pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
         exit = Exit::Finding;
     }
     Ok(exit)
+}
+
+/// The kernels of the tests under `args.paths`; a test that does not parse or generate is
+/// reported (exit 2), one whose construct codegen refuses is skipped with the reason.
+pub fn load_kernels(args: &SassArgs) -> Result<(Vec<(PathBuf, Kernel)>, Exit), AppError> {
+    let stress = preset(&args.stress)?;
+    let mut exit = Exit::Success;
+    let mut kernels = Vec::new();
+    for (path, parsed) in litmus::load(&args.paths) {
+        match parsed {
+            Err(e) => {
+                eprintln!("{e}");
+                exit = Exit::Error;
+            }
+            Ok(test) => match codegen::build(&test, &stress) {
+                Ok(k) => kernels.push((path, k)),
+                Err(e @ CodegenError::Unsupported { .. }) => {
+                    println!("skip {}: {e}", path.display());
+                }
+                Err(e) => {
+                    eprintln!("{}: {e}", path.display());
+                    exit = Exit::Error;
+                }
+            },
+        }
+    }
+    Ok((kernels, exit))
 }
 
 fn print_roles(c: &KernelCheck) {

@@ -3,40 +3,9 @@
 use super::summary;
 use super::table::{self, Row};
 use crate::results::ResultSet;
+use crate::text::{md_code as code, md_text as cell};
 use crate::verdict::Status;
 use std::fmt::Write;
-
-/// Text shown as written: the characters that can format, link, open HTML or an entity, or
-/// split a cell are backslash-escaped, so a test name such as `a_b*c|d` or `<img>` shows as
-/// itself. (Characters that matter only at the start of a line never start one here.)
-fn cell(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(
-            c,
-            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '|' | '~' | '&' | '!'
-        ) {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A code span showing `s` verbatim: backslashes are literal inside code, so only `|` is
-/// escaped (GitHub tables split on it even there), and the fence is one backtick longer than
-/// any run of backticks in `s`.
-fn code(s: &str) -> String {
-    let longest = s.split(|c| c != '`').map(str::len).max().unwrap_or(0);
-    let fence = "`".repeat(longest + 1);
-    let body = s.replace('|', "\\|").replace('\n', " ");
-    let pad = if body.starts_with('`') || body.ends_with('`') {
-        " "
-    } else {
-        ""
-    };
-    format!("{fence}{pad}{body}{pad}{fence}")
-}
 
 /// The whole document. `stems` gives each test's file stem (same order as `set.tests`).
 pub fn render(set: &ResultSet, stems: &[String]) -> String {

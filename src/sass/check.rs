@@ -152,7 +152,7 @@ pub fn is_access(i: &SassInstr) -> bool {
 }
 
 /// Whether a SASS instruction is one the check looks at.
-fn is_relevant(i: &SassInstr) -> bool {
+pub(crate) fn is_relevant(i: &SassInstr) -> bool {
     is_access(i)
         || matches!(
             i.base(),

@@ -3,7 +3,11 @@
 //! strength and scope the PTX asked for. Works with no GPU: the tools come from PyPI.
 
 pub mod check;
+pub mod deviation;
 pub mod disasm;
+pub mod matrix;
+pub mod matrix_report;
+pub mod signature;
 pub mod tools;
 
 use crate::codegen::Kernel;
@@ -46,7 +50,7 @@ pub fn check_sass(kernel: &Kernel, sass: &str) -> KernelCheck {
 }
 
 /// Checks `kernel`'s roles against parsed functions whose names carry `prefix`.
-fn check_functions(
+pub(crate) fn check_functions(
     kernel: &Kernel,
     funcs: &BTreeMap<String, Vec<disasm::SassInstr>>,
     prefix: &str,

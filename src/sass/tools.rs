@@ -148,12 +148,12 @@ pub fn find(tool: Tool) -> Result<PathBuf, ToolError> {
 
 /// The first line of `tool --version` that names a release, for provenance.
 pub fn version(tool: Tool) -> Result<String, ToolError> {
-    let path = find(tool)?;
-    let out = Command::new(&path)
-        .arg("--version")
-        .output()
-        .map_err(|e| ToolError::Io(format!("cannot run {}: {e}", path.display())))?;
-    let text = String::from_utf8_lossy(&out.stdout);
+    version_at(tool, &find(tool)?)
+}
+
+/// The release line of the copy of `tool` at `path`.
+pub fn version_at(tool: Tool, path: &Path) -> Result<String, ToolError> {
+    let text = run_at(tool, path, &["--version".as_ref()])?;
     Ok(text
         .lines()
         .find(|l| l.contains("release"))
@@ -186,8 +186,12 @@ impl Drop for Scratch {
 }
 
 fn run(tool: Tool, args: &[&std::ffi::OsStr]) -> Result<String, ToolError> {
-    let path = find(tool)?;
-    let out = Command::new(&path)
+    run_at(tool, &find(tool)?, args)
+}
+
+/// Runs the copy of `tool` at `path`.
+fn run_at(tool: Tool, path: &Path, args: &[&std::ffi::OsStr]) -> Result<String, ToolError> {
+    let out = Command::new(path)
         .args(args)
         .output()
         .map_err(|e| ToolError::Io(format!("cannot run {}: {e}", path.display())))?;
@@ -201,13 +205,19 @@ fn run(tool: Tool, args: &[&std::ffi::OsStr]) -> Result<String, ToolError> {
 
 /// Assembles `ptx` for `arch` (e.g. `sm_90`) and returns the cubin.
 pub fn assemble(ptx: &str, arch: &str) -> Result<Vec<u8>, ToolError> {
+    assemble_with(&find(Tool::Ptxas)?, ptx, arch)
+}
+
+/// Assembles `ptx` for `arch` with the ptxas at `ptxas` (one of the toolchain store's).
+pub fn assemble_with(ptxas: &Path, ptx: &str, arch: &str) -> Result<Vec<u8>, ToolError> {
     let dir = Scratch::new()?;
     let src = dir.0.join("kernel.ptx");
     let bin = dir.0.join("kernel.cubin");
     std::fs::write(&src, ptx).map_err(|e| ToolError::Io(format!("cannot write PTX: {e}")))?;
     let arch = format!("-arch={arch}");
-    run(
+    run_at(
         Tool::Ptxas,
+        ptxas,
         &[
             arch.as_ref(),
             src.as_os_str(),

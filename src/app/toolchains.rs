@@ -1,0 +1,60 @@
+//! `ptx-litmus toolchains list|install|path`: the store of ptxas versions.
+
+use super::{AppError, Exit};
+use crate::cli::{ToolchainsAction, ToolchainsArgs};
+use crate::toolchain::{install, store, version, Version};
+
+/// Runs `toolchains`.
+pub fn run(args: &ToolchainsArgs) -> Result<Exit, AppError> {
+    let root = store::root();
+    match &args.action {
+        ToolchainsAction::List => list(&root),
+        ToolchainsAction::Install { versions } => install_all(&root, versions),
+        ToolchainsAction::Path { spec } => {
+            let specs = version::parse_specs(spec)?;
+            for i in store::resolve(&root, &specs)? {
+                println!("{}\t{}", i.version, i.ptxas().display());
+            }
+            Ok(Exit::Success)
+        }
+    }
+}
+
+fn list(root: &std::path::Path) -> Result<Exit, AppError> {
+    let all = store::installed(root);
+    println!("toolchain store: {}", root.display());
+    for i in &all {
+        let wheel = i
+            .source()
+            .lines()
+            .find_map(|l| l.strip_prefix("wheel ").map(str::to_string))
+            .unwrap_or_else(|| "(no source.txt)".into());
+        println!("  {:<10} {}  {}", i.version, i.ptxas().display(), wheel);
+    }
+    println!("{} versions installed", all.len());
+    Ok(Exit::Success)
+}
+
+/// Installs each version; a bad or failed one is reported and the others go on.
+fn install_all(root: &std::path::Path, versions: &[String]) -> Result<Exit, AppError> {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let date = crate::results::time::rfc3339(now);
+    std::fs::create_dir_all(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    let mut exit = Exit::Success;
+    for v in versions {
+        let done = v
+            .parse::<Version>()
+            .and_then(|v| install::install(root, &v, &date));
+        match done {
+            Ok((dir, true)) => println!("installed {v}: {}", dir.display()),
+            Ok((dir, false)) => println!("already installed {v}: {}", dir.display()),
+            Err(e) => {
+                eprintln!("ptx-litmus: error: {v}: {e}");
+                exit = Exit::Error;
+            }
+        }
+    }
+    Ok(exit)
+}

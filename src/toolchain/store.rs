@@ -1,0 +1,157 @@
+//! The toolchain store: one folder per exact toolkit version, `cuda-<version>/bin/ptxas`, with
+//! `source.txt` naming the wheel it came from. A folder counts as installed only once its
+//! ptxas is in place (installs are staged and renamed), so an interrupted install is ignored.
+
+use super::version::{Spec, Version};
+use std::path::{Path, PathBuf};
+
+/// The environment variable that names the store's folder.
+pub const ENV: &str = "PTX_LITMUS_TOOLCHAINS";
+
+/// The store's folder name inside a project.
+const DIR: &str = ".tools";
+
+/// One installed version.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Installed {
+    /// Its exact version.
+    pub version: Version,
+    /// Its folder.
+    pub dir: PathBuf,
+}
+
+impl Installed {
+    /// Its ptxas.
+    pub fn ptxas(&self) -> PathBuf {
+        ptxas_in(&self.dir)
+    }
+
+    /// What `source.txt` says (wheel, digest, date), or an empty string.
+    pub fn source(&self) -> String {
+        std::fs::read_to_string(self.dir.join("source.txt")).unwrap_or_default()
+    }
+}
+
+/// The ptxas of a version folder.
+pub fn ptxas_in(dir: &Path) -> PathBuf {
+    dir.join("bin").join("ptxas")
+}
+
+/// A version's folder name.
+pub fn dir_name(v: &Version) -> String {
+    format!("cuda-{v}")
+}
+
+/// The store's folder: `$PTX_LITMUS_TOOLCHAINS`, else `.tools` in the current directory or
+/// the nearest parent that has one, else `.tools` of the source tree this binary was built
+/// from when that tree is still there, else `./.tools`.
+pub fn root() -> PathBuf {
+    if let Some(p) = std::env::var_os(ENV) {
+        return PathBuf::from(p);
+    }
+    if let Ok(cwd) = std::env::current_dir() {
+        if let Some(found) = cwd.ancestors().map(|a| a.join(DIR)).find(|d| d.is_dir()) {
+            return found;
+        }
+    }
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"));
+    if source.join("Cargo.toml").is_file() {
+        return source.join(DIR);
+    }
+    PathBuf::from(DIR)
+}
+
+/// The versions installed under `root`, oldest first.
+pub fn installed(root: &Path) -> Vec<Installed> {
+    let Ok(entries) = std::fs::read_dir(root) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Installed> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let version: Version = name.strip_prefix("cuda-")?.parse().ok()?;
+            let dir = e.path();
+            ptxas_in(&dir)
+                .is_file()
+                .then_some(Installed { version, dir })
+        })
+        .collect();
+    out.sort_by_key(|i| i.version);
+    out
+}
+
+/// The installed versions `specs` select, oldest first and each once; a specification that
+/// selects nothing is an error naming what is installed and how to install more.
+pub fn resolve(root: &Path, specs: &[Spec]) -> Result<Vec<Installed>, String> {
+    let all = installed(root);
+    let versions: Vec<Version> = all.iter().map(|i| i.version).collect();
+    let mut chosen: Vec<Version> = Vec::new();
+    for spec in specs {
+        let hits = spec.select(&versions);
+        if hits.is_empty() {
+            return Err(missing(root, spec, &versions));
+        }
+        chosen.extend(hits);
+    }
+    chosen.sort();
+    chosen.dedup();
+    Ok(all
+        .into_iter()
+        .filter(|i| chosen.contains(&i.version))
+        .collect())
+}
+
+fn missing(root: &Path, spec: &Spec, versions: &[Version]) -> String {
+    let have = if versions.is_empty() {
+        "none".to_string()
+    } else {
+        let v: Vec<String> = versions.iter().map(Version::to_string).collect();
+        v.join(", ")
+    };
+    format!(
+        "no installed ptxas matches `{spec}` in {} (installed: {have}); install one with \
+         `ptx-litmus toolchains install VERSION` (an exact version such as 12.4.131; \
+         `pip index versions nvidia-cuda-nvcc-cu12` lists them)",
+        root.display()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fake(root: &Path, name: &str, with_ptxas: bool) {
+        let bin = root.join(name).join("bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        if with_ptxas {
+            std::fs::write(bin.join("ptxas"), "").unwrap();
+        }
+    }
+
+    #[test]
+    fn only_complete_version_folders_count_and_specs_resolve_among_them() {
+        let root = std::env::temp_dir().join(format!("ptx-litmus-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        fake(&root, "cuda-12.4.131", true);
+        fake(&root, "cuda-12.4.99", true);
+        fake(&root, "cuda-13.0.88", true);
+        fake(&root, "cuda-12.9.86", false);
+        fake(&root, ".cuda-12.8.93.partial-1", true);
+        fake(&root, "cuda-latest", true);
+        let names =
+            |v: &[Installed]| -> Vec<String> { v.iter().map(|i| i.version.to_string()).collect() };
+        assert_eq!(names(&installed(&root)), ["12.4.99", "12.4.131", "13.0.88"]);
+        let specs = super::super::version::parse_specs("13,12.4").unwrap();
+        assert_eq!(
+            names(&resolve(&root, &specs).unwrap()),
+            ["12.4.131", "13.0.88"]
+        );
+        let err = resolve(&root, &[Spec::Prefix(vec![12, 9])]).unwrap_err();
+        assert!(err.contains("`12.9`"), "{err}");
+        assert!(err.contains("12.4.99, 12.4.131, 13.0.88"), "{err}");
+        assert!(err.contains("toolchains install"), "{err}");
+        assert_eq!(installed(&root.join("absent")), vec![]);
+        std::fs::remove_dir_all(&root).unwrap();
+    }
+}

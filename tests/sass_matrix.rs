@@ -1,0 +1,239 @@
+//! The compiler matrix: planted faults are classified (dropped, reordered, strength or
+//! scope), the SASS summaries do not depend on batching, and the two toolchain versions that
+//! `scripts/setup-tools` pins are compared end to end through the command line.
+
+mod common;
+
+use common::sass::*;
+use common::*;
+use ptx_litmus::codegen::Kernel;
+use ptx_litmus::sass::deviation::Deviation;
+use ptx_litmus::sass::matrix::{self, Column, Verdict};
+use ptx_litmus::sass::{disasm, signature, tools, Tool};
+use ptx_litmus::toolchain::{store, Spec};
+
+fn mp() -> Kernel {
+    kernel(&load("litmus/mp/MP+rel.gpu+acq.gpu.litmus")).expect("MP generates")
+}
+
+/// `k` with its reader role's PTX rewritten by `f`.
+fn planted(k: &Kernel, f: impl Fn(&str, &Kernel) -> String) -> Kernel {
+    let role = k.roles[1].ptx.clone();
+    let broken = f(&role, k);
+    assert_ne!(broken, role, "the fault changes the role");
+    let mut out = k.clone();
+    out.ptx = k.ptx.replacen(&role, &broken, 1);
+    out
+}
+
+fn venv_column() -> Column {
+    Column {
+        version: "venv".into(),
+        arch: "sm_90".into(),
+        ptxas: tools::find(Tool::Ptxas).expect("checked by tools_present"),
+    }
+}
+
+#[test]
+fn planted_faults_are_classified_with_their_sass() {
+    if !tools_present("planted_faults_are_classified_with_their_sass") {
+        return;
+    }
+    let k = mp();
+    let first = k.roles[1].ops[0].op.to_string();
+    let second = k.roles[1].ops[1].op.to_string();
+    let dropped = planted(&k, |r, _| r.replacen(&format!("\t{second}\n"), "\n", 1));
+    let swapped = planted(&k, |r, _| {
+        r.replacen(&first, "@@", 1)
+            .replacen(&second, &first, 1)
+            .replacen("@@", &second, 1)
+    });
+    let narrowed = planted(&k, |r, _| r.replacen("ld.acquire.gpu", "ld.acquire.cta", 1));
+    let kernels = [
+        ("ok".to_string(), &k),
+        ("dropped".to_string(), &dropped),
+        ("swapped".to_string(), &swapped),
+        ("narrowed".to_string(), &narrowed),
+    ];
+    let m = matrix::build(&kernels, vec![venv_column()], |_, _| {});
+    let verdicts: Vec<Verdict> = m.rows.iter().map(|r| r.cells[0].verdict).collect();
+    assert_eq!(
+        verdicts,
+        [
+            Verdict::Pass,
+            Verdict::Deviation(Deviation::Dropped),
+            Verdict::Deviation(Deviation::Reordered),
+            Verdict::Deviation(Deviation::StrengthOrScope),
+        ]
+    );
+    for r in &m.rows[1..] {
+        let c = &r.cells[0];
+        assert!(
+            !c.errors.is_empty(),
+            "{}: the check's message is kept",
+            r.path
+        );
+        assert!(
+            c.sass_lines.iter().any(|l| l.starts_with("LDG")),
+            "{}: the failing role's SASS is kept: {:?}",
+            r.path,
+            c.sass_lines
+        );
+    }
+    let sig = |i: usize| &m.rows[i].cells[0].memory_ops[1];
+    assert!(
+        sig(0).iter().any(|e| e.starts_with("LDG.E.STRONG.GPU")),
+        "{:?}",
+        sig(0)
+    );
+    assert!(
+        sig(3).iter().any(|e| e.starts_with("LDG.E.STRONG.SM")),
+        "{:?}",
+        sig(3)
+    );
+}
+
+#[test]
+fn summaries_do_not_depend_on_the_batch() {
+    if !tools_present("summaries_do_not_depend_on_the_batch") {
+        return;
+    }
+    let sb = kernel(&load("litmus/sb/SB+rel.gpu+acq.gpu.litmus")).expect("SB generates");
+    let k = mp();
+    let kernels = [("sb".to_string(), &sb), ("mp".to_string(), &k)];
+    let m = matrix::build(&kernels, vec![venv_column()], |_, _| {});
+    let sass = tools::disassemble(&tools::assemble(&k.ptx, "sm_90").unwrap()).unwrap();
+    let alone = signature::of(&k, &disasm::functions(&sass), "");
+    let batched = &m.rows[1].cells[0];
+    assert_eq!(batched.hash.as_ref(), Some(&alone.hash));
+    assert_eq!(batched.memory_ops, alone.memory_ops);
+    assert_ne!(
+        m.rows[0].cells[0].hash, batched.hash,
+        "SB's code is not MP's"
+    );
+}
+
+/// The versions `scripts/setup-tools` installs into the store.
+fn pinned() -> Vec<String> {
+    let script = std::fs::read_to_string(root().join("scripts/setup-tools")).unwrap();
+    let line = script
+        .lines()
+        .find_map(|l| l.strip_prefix("toolchains=\""))
+        .expect("scripts/setup-tools pins toolchains=\"A B\"");
+    line.trim_end_matches('"')
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether the pinned versions are in the store; CI must have them.
+fn pinned_present(test: &str) -> Option<Vec<String>> {
+    let versions = pinned();
+    assert_eq!(versions.len(), 2, "two pinned versions: {versions:?}");
+    let root = store::root();
+    for v in &versions {
+        let spec: Spec = v.parse().unwrap();
+        if let Err(e) = store::resolve(&root, &[spec]) {
+            if std::env::var_os("CI").is_some() {
+                panic!("{test}: CI must run this test, but {e}");
+            }
+            eprintln!("{test}: skipping, not checked: {e}");
+            return None;
+        }
+    }
+    tools_present(test).then_some(versions)
+}
+
+#[test]
+fn the_pinned_versions_make_a_matrix_and_a_diff() {
+    let Some(v) = pinned_present("the_pinned_versions_make_a_matrix_and_a_diff") else {
+        return;
+    };
+    let out = fresh("sass_matrix_pinned");
+    let o = bin()
+        .args(["sass", "litmus/mp", "--ptxas"])
+        .arg(v.join(","))
+        .arg("--out")
+        .arg(&out)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let stdout = text(&o.stdout);
+    assert!(o.status.code() == Some(0), "{stdout}{}", text(&o.stderr));
+    assert!(stdout.contains("× 2 columns"), "{stdout}");
+    let page = std::fs::read_to_string(out.join("matrix.md")).unwrap();
+    for version in &v {
+        assert!(
+            page.contains(&format!("| {version} | Cuda compilation tools")),
+            "{page}"
+        );
+    }
+    let row = page
+        .lines()
+        .find(|l| l.starts_with("| MP+rel.gpu+acq.gpu |"))
+        .expect("the matrix has a row per test");
+    assert_eq!(row.matches("pass").count(), 2, "{row}");
+    let json = std::fs::read_to_string(out.join("matrix.json")).unwrap();
+    assert!(json.contains("\"memory_ops\""), "{json}");
+    let d = bin()
+        .args(["sass", "litmus/mp", "--diff", &v[0], &v[1]])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let dout = text(&d.stdout);
+    assert!(dout.contains(&format!("{} → {}", v[0], v[1])), "{dout}");
+    // 12.4 puts a MEMBAR.ALL.CTA before every wider fence; 13.0 does not.
+    assert!(
+        dout.contains("memory ops MP+fence.sc.gpu+fence.sc.gpu"),
+        "{dout}"
+    );
+    assert_eq!(d.status.code(), Some(1), "{dout}");
+}
+
+#[test]
+fn an_absent_version_names_the_store_and_the_install_command() {
+    let store = fresh("sass_matrix_empty_store");
+    std::fs::create_dir_all(&store).unwrap();
+    let o = bin()
+        .args(["sass", "litmus/mp", "--ptxas", "12.4"])
+        .env(store::ENV, &store)
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("no installed ptxas matches `12.4`"), "{err}");
+    assert!(err.contains("toolchains install"), "{err}");
+    let bad = bin()
+        .args(["sass", "litmus/mp", "--ptxas", "twelve"])
+        .env(store::ENV, &store)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("`twelve` is not a ptxas version"));
+}
+
+#[test]
+fn toolchains_lists_and_resolves_the_store() {
+    let store = fresh("toolchains_store");
+    for v in ["12.4.99", "12.4.131", "13.0.88"] {
+        let bin_dir = store.join(format!("cuda-{v}")).join("bin");
+        std::fs::create_dir_all(&bin_dir).unwrap();
+        std::fs::write(bin_dir.join("ptxas"), "").unwrap();
+    }
+    let run = |args: &[&str]| bin().args(args).env(store::ENV, &store).output().unwrap();
+    let list = run(&["toolchains", "list"]);
+    let out = text(&list.stdout);
+    assert!(out.contains("3 versions installed"), "{out}");
+    assert!(out.find("12.4.99") < out.find("12.4.131"), "{out}");
+    let path = run(&["toolchains", "path", "12.4"]);
+    assert_eq!(
+        text(&path.stdout).trim(),
+        format!(
+            "12.4.131\t{}",
+            store.join("cuda-12.4.131/bin/ptxas").display()
+        )
+    );
+    let bad = run(&["toolchains", "install", "12.4"]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("not an exact toolkit version"));
+}
