@@ -101,8 +101,16 @@ pub struct BarRedGuess {
 pub struct Trace {
     /// The events, in program order (thread-local indices).
     pub events: Vec<Event>,
-    /// Per event: the local reads it depends on (address, data or control).
+    /// Per event: the local reads it depends on (address, data or control; an RMW's write
+    /// always depends on its read, as in NVIDIA's ptx.als where `rmw` is part of `dep`).
     pub deps: Vec<u64>,
+    /// Per event: the local reads its address is computed from.
+    pub addr: Vec<u64>,
+    /// Per event: the local reads the value it writes is computed from, through registers
+    /// (an `exch` writes its operand, so its write has no data dependency on its read).
+    pub data: Vec<u64>,
+    /// Per event: the local reads a branch before it compared.
+    pub ctrl: Vec<u64>,
     /// `(read, write)` halves of each atomic read-modify-write, local indices.
     pub rmw: Vec<(usize, usize)>,
     /// Final register values.
@@ -527,6 +535,9 @@ struct State {
     ctrl: u64,
     events: Vec<Event>,
     deps: Vec<u64>,
+    addr: Vec<u64>,
+    data: Vec<u64>,
+    ctrl_of: Vec<u64>,
     rmw: Vec<(usize, usize)>,
     bar_red: Vec<BarRedGuess>,
     /// Per label index: registers and event count when the label was last passed.
@@ -548,6 +559,9 @@ impl State {
             ctrl: 0,
             events: Vec::new(),
             deps: Vec::new(),
+            addr: Vec::new(),
+            data: Vec::new(),
+            ctrl_of: Vec::new(),
             rmw: Vec::new(),
             bar_red: Vec::new(),
             snapshots: HashMap::new(),
@@ -605,7 +619,9 @@ impl Runner<'_> {
         }
     }
 
-    fn push(&self, st: &mut State, e: Event, deps: u64) -> Result<usize, ModelError> {
+    /// Appends an event whose address comes from the reads `addr` and whose written value from
+    /// the reads `data`.
+    fn push(&self, st: &mut State, e: Event, addr: u64, data: u64) -> Result<usize, ModelError> {
         if st.events.len() >= MAX_THREAD_EVENTS {
             return Err(ModelError::TooLarge {
                 what: format!(
@@ -615,7 +631,10 @@ impl Runner<'_> {
             });
         }
         st.events.push(e);
-        st.deps.push(deps | st.ctrl);
+        st.deps.push(addr | data | st.ctrl);
+        st.addr.push(addr);
+        st.data.push(data);
+        st.ctrl_of.push(st.ctrl);
         Ok(st.events.len() - 1)
     }
 
@@ -633,6 +652,9 @@ impl Runner<'_> {
         out.push(Trace {
             events: st.events,
             deps: st.deps,
+            addr: st.addr,
+            data: st.data,
+            ctrl: st.ctrl_of,
             rmw: st.rmw,
             regs: st.regs,
             bar_red: st.bar_red,
@@ -764,7 +786,7 @@ impl Runner<'_> {
                         let mut s2 = st.clone();
                         let mut e2 = e.clone();
                         e2.value = v;
-                        let idx = self.push(&mut s2, e2, adep)?;
+                        let idx = self.push(&mut s2, e2, adep, 0)?;
                         s2.regs[di] = v;
                         s2.rdeps[di] = 1u64 << idx;
                         self.run(s2, out)?;
@@ -797,7 +819,7 @@ impl Runner<'_> {
                     e.release = release;
                     e.scope = scope;
                     e.proxy = *proxy;
-                    self.push(&mut st, e, adep | d)?;
+                    self.push(&mut st, e, adep, d)?;
                 }
                 Instr::Atom {
                     sem,
@@ -854,7 +876,7 @@ impl Runner<'_> {
                     };
                     let mut e = self.base_event(Kind::Fence(kind), pc);
                     e.scope = scope;
-                    self.push(&mut st, e, 0)?;
+                    self.push(&mut st, e, 0, 0)?;
                 }
                 Instr::Barrier(b) => {
                     let kind = match b {
@@ -895,7 +917,7 @@ impl Runner<'_> {
                         }
                     };
                     let e = self.base_event(Kind::Barrier(kind), pc);
-                    let idx = self.push(&mut st, e, 0)?;
+                    let idx = self.push(&mut st, e, 0, 0)?;
                     if let Instr::Barrier(Barrier::Cta {
                         op: BarOp::Red { op, dst, pred },
                         ..
@@ -974,11 +996,14 @@ impl Runner<'_> {
             let mut s2 = st.clone();
             let mut r2 = r.clone();
             r2.value = old;
-            let ri = self.push(&mut s2, r2, adep)?;
+            let ri = self.push(&mut s2, r2, adep, 0)?;
             if let Some(nv) = rmw(op, old, a, b) {
                 let mut w2 = w.clone();
                 w2.value = nv;
-                let wi = self.push(&mut s2, w2, adep | da | db | (1u64 << ri))?;
+                // The new value is computed from the old one except for `exch`.
+                let own = if op == AtomOp::Exch { 0 } else { 1u64 << ri };
+                let wi = self.push(&mut s2, w2, adep, da | db | own)?;
+                s2.deps[wi] |= 1u64 << ri;
                 s2.rmw.push((ri, wi));
             }
             if let Some(di) = dst {

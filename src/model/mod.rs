@@ -8,13 +8,14 @@
 //! [`collect`]or; [`sc`] is the sequentially consistent reference and its axiomatic twin.
 //!
 //! Layers, each using only those before it: `relation`, `event`, `verdict`, `lower`;
-//! `relations`; `axioms`; `search`; `sc`; `collect`; `enumerate`.
+//! `relations`; `axioms`; `search`; `sc`; `collect`; `enumerate`; `candidates`.
 
 mod axioms;
+pub mod candidates;
 mod collect;
 pub mod dot;
 mod enumerate;
-mod event;
+pub mod event;
 pub mod explain;
 mod lower;
 mod relation;

@@ -1,0 +1,304 @@
+//! A model run on every candidate execution of a test: the skeletons the checker builds, every
+//! reads-from choice, every Fence-SC order and every coherence order, each evaluated by the
+//! interpreter. Coherence is any strict partial order per location with the initial write
+//! first (the PTX ISA §8 coherence order is partial), so the allowed set is exact whatever the
+//! model requires of `co`.
+
+use super::ast::Model;
+use super::base::{static_env, with_choices};
+use super::eval::run;
+use super::matrix::{members, Mat, Set};
+use super::CatError;
+use crate::litmus::ast::{Quantifier, Test};
+use crate::model::candidates::{for_each_skeleton, Skeleton};
+use crate::model::event::{FenceKind, Kind};
+use crate::model::{CheckResult, ModelError};
+use crate::outcome::{Observable, Outcome};
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::sync::OnceLock;
+
+/// The most candidate executions evaluated for one test.
+pub const MAX_EVALUATIONS: u64 = 5_000_000;
+/// The most writes to one location (their partial orders are enumerated).
+pub const MAX_WRITES_PER_LOCATION: usize = 5;
+/// The most pairs of `fence.sc` whose order is enumerated.
+const MAX_FENCE_PAIRS: usize = 12;
+
+/// What a model allows for a test.
+#[derive(Clone, Debug)]
+pub struct CatVerdict {
+    /// The observables, in outcome order.
+    pub observables: Vec<Observable>,
+    /// The allowed outcomes.
+    pub allowed: BTreeSet<Outcome>,
+    /// Outcomes of inconsistent candidates only, with the first check one of them failed.
+    pub excluded: BTreeMap<Outcome, String>,
+    /// Candidate executions evaluated.
+    pub candidates: u64,
+    /// Consistent ones.
+    pub consistent: u64,
+}
+
+impl CatVerdict {
+    /// Whether the test's condition holds under the model (as [`crate::model::check`] says).
+    pub fn result(&self, test: &Test) -> CheckResult {
+        let prop = &test.condition.prop;
+        let holds = |o: &&Outcome| o.satisfies(&self.observables, prop);
+        let ok = match test.condition.quantifier {
+            Quantifier::Exists => self.allowed.iter().any(|o| holds(&o)),
+            Quantifier::NotExists => !self.allowed.iter().any(|o| holds(&o)),
+            Quantifier::Forall => self.allowed.iter().all(|o| holds(&o)),
+        };
+        if ok {
+            CheckResult::Ok
+        } else {
+            CheckResult::No
+        }
+    }
+}
+
+/// Why a model could not be run on a test.
+#[derive(Debug)]
+pub enum CheckError {
+    /// The test cannot be enumerated (unsupported, too large).
+    Model(ModelError),
+    /// The model fails to evaluate (unknown name, type error).
+    Cat(CatError),
+}
+
+impl fmt::Display for CheckError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CheckError::Model(e) => write!(f, "{e}"),
+            CheckError::Cat(e) => write!(f, "model, {e}"),
+        }
+    }
+}
+
+impl std::error::Error for CheckError {}
+
+impl From<ModelError> for CheckError {
+    fn from(e: ModelError) -> Self {
+        CheckError::Model(e)
+    }
+}
+
+fn too_large(what: String) -> CheckError {
+    CheckError::Model(ModelError::TooLarge { what })
+}
+
+/// Runs `model` on every candidate execution of `test`.
+pub fn check(model: &Model, test: &Test) -> Result<CatVerdict, CheckError> {
+    let mut v = CatVerdict {
+        observables: Vec::new(),
+        allowed: BTreeSet::new(),
+        excluded: BTreeMap::new(),
+        candidates: 0,
+        consistent: 0,
+    };
+    let mut failure: Option<CheckError> = None;
+    let obs = for_each_skeleton(test, &mut |sk| match skeleton(model, sk, &mut v) {
+        Ok(()) => Ok(()),
+        Err(CheckError::Model(e)) => Err(e),
+        Err(e) => {
+            failure = Some(e);
+            Err(ModelError::Stopped)
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    v.observables = obs?;
+    v.excluded.retain(|o, _| !v.allowed.contains(o));
+    Ok(v)
+}
+
+fn skeleton(model: &Model, sk: &Skeleton, v: &mut CatVerdict) -> Result<(), CheckError> {
+    let n = sk.events.len();
+    let every = sk.outcomes(&vec![0; n]);
+    if every.iter().all(|o| v.allowed.contains(o)) {
+        return Ok(());
+    }
+    let base = static_env(sk);
+    let fences = fence_orders(sk)?;
+    let cos = co_orders(sk)?;
+    let mut rf = Mat::empty(n);
+    let mut pick = vec![0usize; sk.rf_choices.len()];
+    loop {
+        for (k, (r, ws)) in sk.rf_choices.iter().enumerate() {
+            rf.rows.iter_mut().for_each(|row| *row &= !(1u128 << r));
+            rf.rows[ws[pick[k]]] |= 1 << r;
+        }
+        for sf in &fences {
+            for co in &cos {
+                v.candidates += 1;
+                if v.candidates > MAX_EVALUATIONS {
+                    return Err(too_large(format!(
+                        "more than {MAX_EVALUATIONS} candidate executions"
+                    )));
+                }
+                let mut env = base.clone();
+                with_choices(&mut env, &rf, co, sf);
+                match run(model, n, &mut env).map_err(CheckError::Cat)? {
+                    None => {
+                        if let Some(f) = &sk.fault {
+                            return Err(f.clone().into());
+                        }
+                        v.consistent += 1;
+                        v.allowed.extend(sk.outcomes(&co.rows));
+                    }
+                    Some(name) => {
+                        for o in sk.outcomes(&co.rows) {
+                            v.excluded.entry(o).or_insert_with(|| name.clone());
+                        }
+                    }
+                }
+            }
+        }
+        if !advance(&mut pick, sk.rf_choices.iter().map(|(_, ws)| ws.len())) {
+            return Ok(());
+        }
+    }
+}
+
+/// Steps a mixed-radix counter; false after the last value.
+fn advance(pick: &mut [usize], radix: impl Iterator<Item = usize>) -> bool {
+    for (p, r) in pick.iter_mut().zip(radix) {
+        *p += 1;
+        if *p < r {
+            return true;
+        }
+        *p = 0;
+    }
+    false
+}
+
+/// Every Fence-SC order: one orientation for each pair of `fence.sc` of different threads
+/// whose scopes include each other's thread, acyclic; pairs of one thread in program order.
+fn fence_orders(sk: &Skeleton) -> Result<Vec<Mat>, CheckError> {
+    let n = sk.events.len();
+    let ev = &sk.events;
+    let sc: Vec<usize> = (0..n)
+        .filter(|&i| ev[i].kind == Kind::Fence(FenceKind::Sc))
+        .collect();
+    let mut fixed = Mat::empty(n);
+    let mut free = Vec::new();
+    for (k, &a) in sc.iter().enumerate() {
+        for &b in &sc[k + 1..] {
+            let (pa, pb) = (sk.places[a].expect("fence"), sk.places[b].expect("fence"));
+            if ev[a].thread == ev[b].thread {
+                fixed.rows[a] |= 1 << b;
+            } else if pa.scope_includes(ev[a].scope, &pb) && pb.scope_includes(ev[b].scope, &pa) {
+                free.push((a, b));
+            }
+        }
+    }
+    if free.len() > MAX_FENCE_PAIRS {
+        return Err(too_large(format!(
+            "{} pairs of fence.sc to order",
+            free.len()
+        )));
+    }
+    let mut out = Vec::new();
+    for mask in 0u32..1 << free.len() {
+        let mut m = fixed.clone();
+        for (k, &(a, b)) in free.iter().enumerate() {
+            if mask >> k & 1 == 0 {
+                m.rows[a] |= 1 << b;
+            } else {
+                m.rows[b] |= 1 << a;
+            }
+        }
+        if m.acyclic() {
+            out.push(m);
+        }
+    }
+    Ok(out)
+}
+
+/// Every coherence order: per location, the initial write before every other write and any
+/// strict partial order among the others; closed transitively.
+fn co_orders(sk: &Skeleton) -> Result<Vec<Mat>, CheckError> {
+    let n = sk.events.len();
+    let mut out = vec![Mat::empty(n)];
+    for l in 0..sk.nlocs {
+        let ws: Vec<usize> = (sk.nlocs..n)
+            .filter(|&w| sk.events[w].is_write() && sk.events[w].loc == l)
+            .collect();
+        if ws.len() > MAX_WRITES_PER_LOCATION {
+            return Err(too_large(format!(
+                "{} writes to {} (at most {MAX_WRITES_PER_LOCATION})",
+                ws.len(),
+                sk.events[l].loc_name
+            )));
+        }
+        let init_row: Set = ws.iter().fold(0, |s, w| s | 1 << w);
+        let mut next = Vec::new();
+        for order in partial_orders(ws.len()) {
+            for base in &out {
+                let mut m = base.clone();
+                m.rows[l] |= init_row;
+                for (i, row) in order.iter().enumerate() {
+                    for j in members(*row as Set) {
+                        m.rows[ws[i]] |= 1 << ws[j];
+                    }
+                }
+                next.push(m);
+            }
+        }
+        out = next;
+    }
+    Ok(out)
+}
+
+/// Every strict partial order on `k` elements (transitive, irreflexive), as rows of bits.
+fn partial_orders(k: usize) -> &'static [Vec<u8>] {
+    static CACHE: [OnceLock<Vec<Vec<u8>>>; MAX_WRITES_PER_LOCATION + 1] =
+        [const { OnceLock::new() }; MAX_WRITES_PER_LOCATION + 1];
+    CACHE[k].get_or_init(|| {
+        let pairs: Vec<(usize, usize)> = (0..k)
+            .flat_map(|i| (0..k).filter(move |&j| j != i).map(move |j| (i, j)))
+            .collect();
+        let mut out = Vec::new();
+        'next: for mask in 0u64..1 << pairs.len() {
+            let mut rows = vec![0u8; k];
+            for (b, &(i, j)) in pairs.iter().enumerate() {
+                if mask >> b & 1 == 1 {
+                    rows[i] |= 1 << j;
+                }
+            }
+            for i in 0..k {
+                for j in 0..k {
+                    if rows[i] >> j & 1 == 1 && (rows[j] >> i & 1 == 1 || rows[j] & !rows[i] != 0) {
+                        continue 'next;
+                    }
+                }
+            }
+            out.push(rows);
+        }
+        out
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn partial_orders_are_counted_as_known() {
+        // The number of labelled posets on 0..4 elements: 1, 1, 3, 19, 219 (OEIS A001035).
+        let counts: Vec<usize> = (0..5).map(|k| partial_orders(k).len()).collect();
+        assert_eq!(counts, vec![1, 1, 3, 19, 219]);
+    }
+
+    #[test]
+    fn a_counter_visits_every_choice_once() {
+        let mut pick = vec![0, 0];
+        let mut seen = 1;
+        while advance(&mut pick, [2usize, 3].into_iter()) {
+            seen += 1;
+        }
+        assert_eq!(seen, 6);
+    }
+}

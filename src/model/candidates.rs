@@ -1,0 +1,207 @@
+//! The event graphs the checker builds, offered to another model (the cat interpreter): every
+//! combination of one trace per thread, with its events, program order, dependencies, `rmw`
+//! and the writes each read may read from. What makes an execution of such a graph consistent
+//! (reads-from, coherence and Fence-SC choices, axioms) is left to the caller.
+
+use super::event::Event;
+use super::lower::{Program, Trace};
+use super::relation::{bit, members, Set, MAX_EVENTS};
+use super::relations::Combo;
+use super::ModelError;
+use crate::litmus::ast::{Placement, Test, Value};
+use crate::outcome::{observables, Observable, Outcome};
+use std::collections::BTreeSet;
+
+/// The most trace combinations one test may have before the walk gives up.
+const MAX_SKELETONS: u64 = 1_000_000;
+
+/// One combination of thread traces: events and the relations fixed by the program text.
+pub struct Skeleton {
+    /// Events: the initial write of memory `i` is event `i`, then each thread's events.
+    pub events: Vec<Event>,
+    /// Per event: where its thread runs (`None` for initial writes).
+    pub places: Vec<Option<Placement>>,
+    /// Number of memories (initial writes).
+    pub nlocs: usize,
+    /// Program order (transitive), one row per event.
+    pub po: Vec<Set>,
+    /// Address dependencies: read -> access whose address it computes.
+    pub addr: Vec<Set>,
+    /// Data dependencies: read -> write whose value it computes (through registers).
+    pub data: Vec<Set>,
+    /// Control dependencies: read -> event after a branch that compared it.
+    pub ctrl: Vec<Set>,
+    /// Read half -> write half of each atomic read-modify-write.
+    pub rmw: Vec<Set>,
+    /// Per read event (in order): the writes of its memory with the value it read.
+    pub rf_choices: Vec<(usize, Vec<usize>)>,
+    /// Why a trace of this combination cannot be decided, if one cannot.
+    pub fault: Option<ModelError>,
+    slots: Vec<Slot>,
+}
+
+#[derive(Clone)]
+enum Slot {
+    Value(Value),
+    Loc(usize),
+}
+
+impl Skeleton {
+    /// The outcomes of an execution with coherence `co` (rows over events): registers from the
+    /// traces, each observed location the value of any `co`-maximal write to it.
+    pub fn outcomes(&self, co: &[Set]) -> Vec<Outcome> {
+        let mut outs: Vec<Vec<Value>> = vec![Vec::new()];
+        for s in &self.slots {
+            let vals: BTreeSet<Value> = match s {
+                Slot::Value(v) => BTreeSet::from([*v]),
+                Slot::Loc(l) => {
+                    let ws: Set = (0..self.events.len())
+                        .filter(|&i| self.events[i].is_write() && self.events[i].loc == *l)
+                        .fold(0, |s, i| s | bit(i));
+                    members(ws)
+                        .filter(|&w| co[w] & ws == 0)
+                        .map(|w| self.events[w].value)
+                        .collect()
+                }
+            };
+            outs = outs
+                .into_iter()
+                .flat_map(|o| {
+                    vals.iter().map(move |v| {
+                        let mut o2 = o.clone();
+                        o2.push(*v);
+                        o2
+                    })
+                })
+                .collect();
+        }
+        outs.into_iter().map(Outcome).collect()
+    }
+}
+
+/// Calls `f` on every combination of one trace per thread that can run together (every read
+/// has a write of its value); returns the test's observables, in outcome order.
+pub fn for_each_skeleton(
+    test: &Test,
+    f: &mut dyn FnMut(&Skeleton) -> Result<(), ModelError>,
+) -> Result<Vec<Observable>, ModelError> {
+    let prog = Program::new(test)?;
+    let obs = observables(test);
+    for o in &obs {
+        let known = match o {
+            Observable::Reg { thread, .. } => *thread < prog.threads.len(),
+            Observable::Loc(name) => prog.phys_of(name).is_some(),
+        };
+        if !known {
+            return Err(ModelError::Unsupported {
+                construct: format!("{o}"),
+                reason: "the condition names a thread or location the test does not have".into(),
+            });
+        }
+    }
+    let (_, traces) = prog.domains()?;
+    let mut chosen = Vec::with_capacity(traces.len());
+    let mut count = 0u64;
+    walk(&prog, &obs, &traces, &mut chosen, &mut count, f)?;
+    Ok(obs)
+}
+
+fn walk<'a>(
+    prog: &Program,
+    obs: &[Observable],
+    traces: &'a [Vec<Trace>],
+    chosen: &mut Vec<&'a Trace>,
+    count: &mut u64,
+    f: &mut dyn FnMut(&Skeleton) -> Result<(), ModelError>,
+) -> Result<(), ModelError> {
+    if chosen.len() == traces.len() {
+        *count += 1;
+        if *count > MAX_SKELETONS {
+            return Err(ModelError::TooLarge {
+                what: format!("more than {MAX_SKELETONS} combinations of thread traces"),
+            });
+        }
+        if let Some(s) = skeleton(prog, obs, chosen)? {
+            f(&s)?;
+        }
+        return Ok(());
+    }
+    for t in &traces[chosen.len()] {
+        chosen.push(t);
+        walk(prog, obs, traces, chosen, count, f)?;
+        chosen.pop();
+    }
+    Ok(())
+}
+
+fn skeleton(
+    prog: &Program,
+    obs: &[Observable],
+    chosen: &[&Trace],
+) -> Result<Option<Skeleton>, ModelError> {
+    let Some(combo) = Combo::new(prog, chosen)? else {
+        return Ok(None);
+    };
+    let n = combo.len();
+    if n > MAX_EVENTS {
+        return Ok(None);
+    }
+    let (mut addr, mut data, mut ctrl) = (vec![0; n], vec![0; n], vec![0; n]);
+    let mut places = vec![None; combo.nlocs];
+    let mut off = combo.nlocs;
+    for (ti, t) in chosen.iter().enumerate() {
+        for i in 0..t.events.len() {
+            places.push(Some(prog.threads[ti].place));
+            for (rows, local) in [
+                (&mut addr, &t.addr),
+                (&mut data, &t.data),
+                (&mut ctrl, &t.ctrl),
+            ] {
+                for r in members(local[i] as u128) {
+                    rows[off + r] |= bit(off + i);
+                }
+            }
+        }
+        off += t.events.len();
+    }
+    let events = combo.events.clone();
+    let mut rf_choices = Vec::new();
+    for (r, e) in events.iter().enumerate().filter(|(_, e)| e.is_read()) {
+        let ws: Vec<usize> = (0..n)
+            .filter(|&w| events[w].is_write() && events[w].loc == e.loc)
+            .filter(|&w| events[w].value == e.value && w != r)
+            .collect();
+        if ws.is_empty() {
+            return Ok(None);
+        }
+        rf_choices.push((r, ws));
+    }
+    let slots = obs
+        .iter()
+        .map(|o| match o {
+            Observable::Reg { thread, reg } => {
+                let t = &prog.threads[*thread];
+                let v = match t.regs.iter().position(|x| x == reg) {
+                    Some(i) => chosen[*thread].regs[i],
+                    None => 0,
+                };
+                Slot::Value(v)
+            }
+            Observable::Loc(name) => Slot::Loc(prog.phys_of(name).unwrap_or(usize::MAX)),
+        })
+        .collect();
+    let rows = |i: usize| combo.po.row(i);
+    Ok(Some(Skeleton {
+        po: (0..n).map(rows).collect(),
+        rmw: (0..n).map(|i| combo.rmw.row(i)).collect(),
+        places,
+        nlocs: combo.nlocs,
+        addr,
+        data,
+        ctrl,
+        rf_choices,
+        fault: chosen.iter().find_map(|t| t.fault.clone()),
+        slots,
+        events,
+    }))
+}
