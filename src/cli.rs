@@ -42,7 +42,8 @@ pub enum Command {
     Show(ShowArgs),
     /// Render report.html, report.md and plots/*.png for a result set.
     Report(ReportArgs),
-    /// Compare two result sets; exit 1 when B has a violation that A did not.
+    /// Compare result sets: two side by side, or N as a matrix of tests × sets; exit 1 when
+    /// a later set has a violation that the first did not.
     Diff(DiffArgs),
     /// Combine result sets of one campaign (shards, repeated runs) into one.
     Merge(MergeArgs),
@@ -155,10 +156,14 @@ pub struct ReportArgs {
 /// Arguments of `diff`.
 #[derive(Debug, Args)]
 pub struct DiffArgs {
-    /// The baseline result set.
-    pub a: PathBuf,
-    /// The result set compared with it.
-    pub b: PathBuf,
+    /// The result sets: the baseline first. Two are compared side by side; three or more (or
+    /// two with --matrix) as one table of tests × sets.
+    #[arg(required = true, num_args = 2.., value_name = "SET")]
+    pub sets: Vec<PathBuf>,
+    /// One table of tests × sets (seen, unseen, violation, weak rates with 95 % intervals)
+    /// even for two sets.
+    #[arg(long)]
+    pub matrix: bool,
     /// Also write the comparison as a self-contained HTML page here.
     #[arg(long)]
     pub html: Option<PathBuf>,

@@ -2,6 +2,7 @@
 //! reports with plots, and comparisons of two result sets. Reads only [`crate::results`] types,
 //! so any result set this build can read re-renders, byte for byte.
 
+pub mod compare;
 pub mod diff;
 pub mod format;
 pub mod html;

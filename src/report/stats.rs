@@ -105,9 +105,38 @@ pub fn erfc(x: f64) -> f64 {
     }
 }
 
+/// The Wilson score interval at 95 % for `k` events in `n` trials: a rate's plausible range,
+/// never outside [0, 1] and not empty at `k == 0`. `None` for `n == 0`.
+pub fn wilson_95(k: u64, n: u64) -> Option<(f64, f64)> {
+    if n == 0 || k > n {
+        return None;
+    }
+    const Z: f64 = 1.959_963_984_540_054;
+    let (nf, p) = (n as f64, k as f64 / n as f64);
+    let z2 = Z * Z / nf;
+    let centre = (p + z2 / 2.0) / (1.0 + z2);
+    let half = Z * (p * (1.0 - p) / nf + z2 / nf / 4.0).sqrt() / (1.0 + z2);
+    Some(((centre - half).max(0.0), (centre + half).min(1.0)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wilson_matches_published_values() {
+        // 81 of 263 (Wilson 1927 as tabulated by Newcombe 1998): 0.2553 to 0.3662.
+        let (lo, hi) = wilson_95(81, 263).unwrap();
+        assert!(
+            (lo - 0.2553).abs() < 5e-4 && (hi - 0.3662).abs() < 5e-4,
+            "{lo} {hi}"
+        );
+        // 0 of 10: 0 to 0.2775.
+        let (lo, hi) = wilson_95(0, 10).unwrap();
+        assert!(lo == 0.0 && (hi - 0.2775).abs() < 5e-4, "{hi}");
+        assert_eq!(wilson_95(1, 0), None);
+        assert_eq!(wilson_95(5, 4), None);
+    }
 
     #[test]
     fn erfc_known_values() {

@@ -1,0 +1,327 @@
+//! N result sets in one table, in the spirit of herdtools7's mcompare7: one row per test, one
+//! column per set, each cell what that set saw (a violation, the weak rate with its 95 %
+//! interval, weak outcomes unseen with their 95 % upper bound, no data, or absent). A row is
+//! marked when its cells differ in kind or when some pair of sets has significantly different
+//! weak rates (two-sided test of [`super::stats`], Bonferroni over every pair of every test).
+
+use super::diff::ALPHA;
+use super::format;
+use super::html::esc;
+use super::stats;
+use crate::results::{ResultSet, TestRecord};
+use crate::text::pad;
+use crate::verdict::{unseen_upper_bound_95, Class, Status};
+use std::collections::BTreeSet;
+use std::fmt::Write;
+
+/// What one set saw of one test.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Seen {
+    /// The set did not run the test.
+    Absent,
+    /// The set ran a different test of that name (hash differs from the first set's).
+    OtherTest,
+    /// No instance was observed.
+    NoData,
+    /// Forbidden or unexpected outcomes: how many, of how many instances.
+    Violation(u64, u64),
+    /// The model allows no weak outcome; conformant over this many instances.
+    ScOnly(u64),
+    /// Weak outcomes seen: weak instances, instances, 95 % interval of the rate.
+    Weak(u64, u64, (f64, f64)),
+    /// Weak outcomes allowed but unseen in this many instances, with the 95 % upper bound.
+    Unseen(u64, f64),
+}
+
+impl Seen {
+    /// The kind, for telling whether a row's cells differ.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Seen::Absent => "absent",
+            Seen::OtherTest => "other test",
+            Seen::NoData => "no data",
+            Seen::Violation(..) => "violation",
+            Seen::ScOnly(_) => "sc only",
+            Seen::Weak(..) => "weak",
+            Seen::Unseen(..) => "unseen",
+        }
+    }
+
+    /// The cell's text.
+    pub fn text(&self) -> String {
+        match self {
+            Seen::Weak(k, n, (lo, hi)) => format!(
+                "weak {} [{}, {}]",
+                format::rate(crate::verdict::rate_per_instance(*k, *n)),
+                format::rate(Some(*lo)),
+                format::rate(Some(*hi))
+            ),
+            Seen::Unseen(_, ub) => format!("unseen <{}", format::rate(Some(*ub))),
+            Seen::Violation(k, n) => {
+                format!("VIOLATION {}/{}", format::count(*k), format::count(*n))
+            }
+            Seen::ScOnly(n) => format!("ok ({})", format::count(*n)),
+            other => other.kind().to_string(),
+        }
+    }
+
+    fn weak_counts(&self) -> Option<(u64, u64)> {
+        match self {
+            Seen::Weak(k, n, _) => Some((*k, *n)),
+            Seen::Unseen(n, _) => Some((0, *n)),
+            _ => None,
+        }
+    }
+}
+
+fn seen(t: &TestRecord) -> Seen {
+    let v = &t.verdict;
+    let n = v.instances;
+    let allows_weak = v.outcomes.iter().any(|o| o.class == Class::Weak);
+    match v.status {
+        Status::NoData => Seen::NoData,
+        Status::Violation => Seen::Violation(v.counts.forbidden + v.counts.unexpected, n),
+        Status::Conformant if !allows_weak => Seen::ScOnly(n),
+        Status::Conformant if v.counts.weak > 0 => Seen::Weak(
+            v.counts.weak,
+            n,
+            stats::wilson_95(v.counts.weak, n).unwrap_or((0.0, 1.0)),
+        ),
+        Status::Conformant => Seen::Unseen(n, unseen_upper_bound_95(n).unwrap_or(1.0)),
+    }
+}
+
+/// One test across the sets.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    /// The test's name.
+    pub name: String,
+    /// One cell per set.
+    pub cells: Vec<Seen>,
+    /// Whether the cells differ in kind.
+    pub kinds_differ: bool,
+    /// The smallest p-value of a weak-rate comparison between two sets, if any pair had data.
+    pub min_p: Option<f64>,
+    /// Whether `min_p` is below the threshold.
+    pub significant: bool,
+}
+
+/// The whole comparison.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Comparison {
+    /// Each set's run id and a short description (backend, device, driver, compiler).
+    pub runs: Vec<(String, String)>,
+    /// One line per test name, sorted.
+    pub lines: Vec<Line>,
+    /// The Bonferroni threshold of the weak-rate comparisons.
+    pub threshold: f64,
+}
+
+fn describe(set: &ResultSet) -> String {
+    let p = &set.run.provenance;
+    let mut parts = vec![set.run.backend.clone()];
+    for key in ["gpu", "device", "cpu", "driver", "compiler", "ptxas"] {
+        if let Some(v) = p.get(key) {
+            parts.push(format!("{key} {v}"));
+        }
+    }
+    parts.join(", ")
+}
+
+fn cells_of(sets: &[ResultSet], name: &str) -> Vec<Seen> {
+    let mut first_hash: Option<&str> = None;
+    sets.iter()
+        .map(|s| match s.tests.iter().find(|t| t.name == name) {
+            None => Seen::Absent,
+            Some(t) if first_hash.is_some_and(|h| h != t.hash) => Seen::OtherTest,
+            Some(t) => {
+                first_hash.get_or_insert(&t.hash);
+                seen(t)
+            }
+        })
+        .collect()
+}
+
+/// The smallest two-sided p-value over every pair of cells with weak counts, and the number
+/// of pairs compared.
+fn pairwise(cells: &[Seen]) -> (Option<f64>, usize) {
+    let counts: Vec<(u64, u64)> = cells.iter().filter_map(Seen::weak_counts).collect();
+    let mut min: Option<f64> = None;
+    let mut pairs = 0;
+    for i in 0..counts.len() {
+        for j in i + 1..counts.len() {
+            let ((k1, n1), (k2, n2)) = (counts[i], counts[j]);
+            if let Some((p, _)) = stats::two_proportion(k1, n1, k2, n2) {
+                pairs += 1;
+                min = Some(min.map_or(p, |m| m.min(p)));
+            }
+        }
+    }
+    (min, pairs)
+}
+
+/// Compares the sets, test by test.
+pub fn compare(sets: &[ResultSet]) -> Comparison {
+    let names: BTreeSet<&str> = sets
+        .iter()
+        .flat_map(|s| s.tests.iter().map(|t| t.name.as_str()))
+        .collect();
+    let mut pairs_total = 0;
+    let mut lines: Vec<Line> = names
+        .into_iter()
+        .map(|name| {
+            let cells = cells_of(sets, name);
+            let kinds: BTreeSet<&str> = cells.iter().map(Seen::kind).collect();
+            let (min_p, pairs) = pairwise(&cells);
+            pairs_total += pairs;
+            Line {
+                name: name.to_string(),
+                kinds_differ: kinds.len() > 1,
+                cells,
+                min_p,
+                significant: false,
+            }
+        })
+        .collect();
+    let threshold = ALPHA / pairs_total.max(1) as f64;
+    for l in &mut lines {
+        l.significant = l.min_p.is_some_and(|p| p < threshold);
+    }
+    Comparison {
+        runs: sets
+            .iter()
+            .map(|s| (s.run.run_id.clone(), describe(s)))
+            .collect(),
+        lines,
+        threshold,
+    }
+}
+
+impl Comparison {
+    /// Whether a set after the first has a violation in a test the first set did not.
+    pub fn regressed(&self) -> bool {
+        self.lines.iter().any(|l| {
+            !matches!(l.cells[0], Seen::Violation(..))
+                && l.cells[1..]
+                    .iter()
+                    .any(|c| matches!(c, Seen::Violation(..)))
+        })
+    }
+
+    /// The marker of a line: `!` kinds differ, `*` a significant rate difference.
+    pub fn mark(l: &Line) -> &'static str {
+        match (l.kinds_differ, l.significant) {
+            (true, true) => "!*",
+            (true, false) => "!",
+            (false, true) => "*",
+            (false, false) => "",
+        }
+    }
+}
+
+/// Column letters: A, B, …, Z, then AA, AB, ….
+pub fn letter(i: usize) -> String {
+    if i < 26 {
+        ((b'A' + i as u8) as char).to_string()
+    } else {
+        format!("{}{}", letter(i / 26 - 1), letter(i % 26))
+    }
+}
+
+fn note(c: &Comparison) -> String {
+    format!(
+        "`!`: the sets saw different kinds of result; `*`: two sets' weak rates differ \
+         significantly (Fisher's exact or z-test, p < {ALPHA} / {} = {:.3e}, Bonferroni over \
+         every pair of sets of every test). weak: rate per instance [Wilson 95 % interval]; \
+         unseen: allowed weak outcomes never seen, rate < 95 % upper bound; ok: the model allows \
+         no weak outcome.",
+        (ALPHA / c.threshold).round(),
+        c.threshold
+    )
+}
+
+/// The comparison as a text table.
+pub fn text(c: &Comparison) -> String {
+    let mut s = String::new();
+    for (i, (id, d)) in c.runs.iter().enumerate() {
+        let _ = writeln!(s, "{} = {id} ({d})", letter(i));
+    }
+    let rows: Vec<Vec<String>> = c
+        .lines
+        .iter()
+        .map(|l| {
+            let mut r = vec![Comparison::mark(l).to_string(), l.name.clone()];
+            r.extend(l.cells.iter().map(Seen::text));
+            r
+        })
+        .collect();
+    let mut header = vec![String::new(), "test".to_string()];
+    header.extend((0..c.runs.len()).map(letter));
+    let widths: Vec<usize> = (0..header.len())
+        .map(|j| {
+            rows.iter()
+                .map(|r| r[j].chars().count())
+                .chain([header[j].len()])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    s.push('\n');
+    for r in std::iter::once(&header).chain(&rows) {
+        let cells: Vec<String> = r.iter().zip(&widths).map(|(x, w)| pad(x, *w)).collect();
+        let _ = writeln!(s, "{}", cells.join("  ").trim_end());
+    }
+    let marked = c
+        .lines
+        .iter()
+        .filter(|l| !Comparison::mark(l).is_empty())
+        .count();
+    let _ = writeln!(s, "\n{} tests, {marked} marked\n{}", c.lines.len(), note(c));
+    s
+}
+
+/// The comparison as a self-contained HTML page.
+pub fn html(c: &Comparison) -> String {
+    let mut h = String::from(
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>ptx-litmus comparison</title>\n<style>body{font-family:sans-serif;margin:1.5em}\
+         table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ccc;\
+         padding:2px 6px;text-align:left}.violation{color:#b0141d;font-weight:bold}\
+         tr.marked td{background:#fff3d6}</style>\n</head>\n<body>\n\
+         <h1>ptx-litmus comparison</h1>\n<ul>\n",
+    );
+    for (i, (id, d)) in c.runs.iter().enumerate() {
+        let _ = writeln!(
+            h,
+            "<li>{} = <code>{}</code> ({})</li>",
+            letter(i),
+            esc(id),
+            esc(d)
+        );
+    }
+    let _ = write!(h, "</ul>\n<table>\n<tr><th></th><th>test</th>");
+    for i in 0..c.runs.len() {
+        let _ = write!(h, "<th>{}</th>", letter(i));
+    }
+    h.push_str("</tr>\n");
+    for l in &c.lines {
+        let mark = Comparison::mark(l);
+        let class = if mark.is_empty() {
+            ""
+        } else {
+            " class=\"marked\""
+        };
+        let _ = write!(h, "<tr{class}><td>{mark}</td><td>{}</td>", esc(&l.name));
+        for cell in &l.cells {
+            let v = if matches!(cell, Seen::Violation(..)) {
+                " class=\"violation\""
+            } else {
+                ""
+            };
+            let _ = write!(h, "<td{v}>{}</td>", esc(&cell.text()));
+        }
+        h.push_str("</tr>\n");
+    }
+    let _ = writeln!(h, "</table>\n<p>{}</p>\n</body>\n</html>", esc(&note(c)));
+    h
+}

@@ -1,0 +1,156 @@
+//! `diff` of N result sets: one table of tests × sets, rows marked where the sets saw
+//! different kinds of result or significantly different weak rates; on hand-built sets with
+//! planted changes and on real CPU runs.
+
+mod common;
+
+use common::results::{covering, records, run, suite, Knobs};
+use common::{bin, scratch, text};
+use ptx_litmus::report::compare::{self, Seen};
+use ptx_litmus::results::{read_result_set, write_result_set};
+use std::path::{Path, PathBuf};
+
+/// A: the baseline. B: CoRR shows its forbidden outcome 3 times and SB's weak rate almost
+/// doubles. C: like A, without MP.
+fn three_sets(root: &Path) -> Vec<PathBuf> {
+    let dirs: Vec<PathBuf> = ["a", "b", "c"].iter().map(|d| root.join(d)).collect();
+    let base = records(&suite(Knobs::default()), 2.0);
+    write_result_set(&dirs[0], &run("run-a", "550.54.15", None), &base, false).unwrap();
+    let changed = records(
+        &suite(Knobs {
+            corr_violation: 3,
+            sb_weak: 9_000,
+            ..Knobs::default()
+        }),
+        2.0,
+    );
+    write_result_set(&dirs[1], &run("run-b", "560.28.03", None), &changed, false).unwrap();
+    let without_mp: Vec<_> = base.into_iter().filter(|t| t.name != "MP").collect();
+    let run_c = covering(run("run-c", "570.86.10", None), &without_mp);
+    write_result_set(&dirs[2], &run_c, &without_mp, false).unwrap();
+    dirs
+}
+
+#[test]
+fn planted_changes_are_marked_in_the_matrix() {
+    let root = scratch("compare");
+    let dirs = three_sets(&root);
+    let sets: Vec<_> = dirs.iter().map(|d| read_result_set(d).unwrap()).collect();
+    let c = compare::compare(&sets);
+    let names: Vec<&str> = c.lines.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["CoRR", "MP", "SB"]);
+    let corr = &c.lines[0];
+    assert!(
+        matches!(corr.cells[1], Seen::Violation(3, 1_000_000)),
+        "{:?}",
+        corr.cells
+    );
+    assert!(matches!(corr.cells[0], Seen::ScOnly(1_000_000)));
+    assert_eq!(compare::Comparison::mark(corr), "!");
+    let mp = &c.lines[1];
+    assert!(matches!(mp.cells[0], Seen::Unseen(1_000_000, ub) if (ub - 3.0e-6).abs() < 1e-8));
+    assert_eq!(mp.cells[2], Seen::Absent);
+    let sb = &c.lines[2];
+    assert_eq!(compare::Comparison::mark(sb), "*");
+    let Seen::Weak(5_000, 1_000_000, (lo, hi)) = sb.cells[0] else {
+        panic!("{:?}", sb.cells[0]);
+    };
+    assert!(lo < 0.005 && 0.005 < hi && hi - lo < 3e-4, "{lo} {hi}");
+    // SB is the only test with weak counts in several sets besides MP's zeros.
+    assert!(c.regressed());
+
+    let html = root.join("compare.html");
+    let o = bin()
+        .arg("diff")
+        .args(&dirs)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", text(&o.stderr));
+    assert!(
+        out.contains("A = run-a (cuda, gpu NVIDIA H100 80GB HBM3, driver 550.54.15)"),
+        "{out}"
+    );
+    let row = out.lines().find(|l| l.contains("CoRR")).unwrap();
+    assert!(
+        row.starts_with('!') && row.contains("VIOLATION 3/1,000,000"),
+        "{row}"
+    );
+    assert!(out.contains("3 tests, 3 marked"), "{out}");
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(
+        page.contains("<td class=\"violation\">VIOLATION 3/1,000,000</td>"),
+        "{page}"
+    );
+}
+
+#[test]
+fn a_set_against_itself_has_no_mark() {
+    let dirs = three_sets(&scratch("compare_self"));
+    let o = bin()
+        .args(["diff", "--matrix"])
+        .args([&dirs[0], &dirs[0]])
+        .output()
+        .unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(out.contains("3 tests, 0 marked"), "{out}");
+    assert!(out.contains("weak 5.00e-3 ["), "{out}");
+}
+
+#[test]
+fn cpu_result_sets_compare() {
+    let root = scratch("compare_cpu");
+    let tests = [
+        "litmus/sb/SB+rel.gpu+acq.gpu.litmus",
+        "litmus/mp/MP+rel.gpu+acq.gpu.litmus",
+    ];
+    let mut dirs = Vec::new();
+    for seed in ["1", "2", "3"] {
+        let o = bin()
+            .current_dir(common::root())
+            .args([
+                "run",
+                "--backend",
+                "cpu",
+                "--iterations",
+                "20000",
+                "--seed",
+                seed,
+                "-q",
+            ])
+            .args(tests)
+            .arg("--out")
+            .arg(&root)
+            .args(["--run-id", &format!("cpu-{seed}"), "--force"])
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        // Sets are written under <out>/<machine>/<run id>.
+        let machine = std::fs::read_dir(&root)
+            .unwrap()
+            .next()
+            .unwrap()
+            .unwrap()
+            .path();
+        dirs.push(machine.join(format!("cpu-{seed}")));
+    }
+    let o = bin().arg("diff").args(&dirs).output().unwrap();
+    let out = text(&o.stdout);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "no violation on the CPU: {out}{}",
+        text(&o.stderr)
+    );
+    assert!(out.contains("C = cpu-3 (cpu"), "{out}");
+    for name in ["SB+rel.gpu+acq.gpu", "MP+rel.gpu+acq.gpu"] {
+        let row = out.lines().find(|l| l.contains(name)).expect(name);
+        let cells = row.matches("weak ").count()
+            + row.matches("unseen <").count()
+            + row.matches("ok (").count();
+        assert_eq!(cells, 3, "{row}");
+    }
+}
