@@ -16,7 +16,7 @@ pub mod axiomatic;
 use super::lower::Program;
 use super::ModelError;
 use crate::litmus::arith::{alu, rmw};
-use crate::litmus::ast::{BarOp, BarRedOp, Barrier, Instr, Operand, Value};
+use crate::litmus::ast::{BarOp, BarRedOp, Barrier, Instr, Operand, Reg, Value};
 use crate::outcome::{Observable, Outcome};
 use std::collections::{BTreeSet, HashSet};
 
@@ -377,18 +377,11 @@ impl Explorer<'_> {
             };
             s.core[self.lay.pc(t)] += 1;
             match ins {
-                Instr::Label(_) => continue,
-                Instr::Mov { dst, src } => {
-                    let v = self.opnd(s, t, src);
-                    let d = self.lay.reg(t, self.reg(t, dst));
-                    s.core[d] = v;
-                    continue;
-                }
+                Instr::Label(_) => {}
+                Instr::Mov { dst, src } => self.set(s, t, dst, self.opnd(s, t, src)),
                 Instr::Alu { op, dst, a, b } => {
                     let v = alu(*op, self.opnd(s, t, a), self.opnd(s, t, b));
-                    let d = self.lay.reg(t, self.reg(t, dst));
-                    s.core[d] = v;
-                    continue;
+                    self.set(s, t, dst, v);
                 }
                 Instr::Branch { cond, target } => {
                     let taken = cond
@@ -400,89 +393,95 @@ impl Explorer<'_> {
                     // A branch may close a loop: make it a step so memoisation sees the state.
                     return true;
                 }
-                Instr::Load { dst, addr, .. } => {
-                    let Some(l) = self.addr(s, t, addr) else {
-                        return false;
-                    };
-                    let d = self.lay.reg(t, self.reg(t, dst));
-                    s.core[d] = s.core[self.lay.mem(l)];
+                Instr::Fence(_) => return true,
+                Instr::Barrier(b) => return self.barrier(s, t, b),
+                Instr::Load { .. }
+                | Instr::Store { .. }
+                | Instr::Atom { .. }
+                | Instr::Red { .. } => return self.access(s, t, ins),
+            }
+        }
+    }
+
+    /// Writes register `dst` of thread `t`.
+    fn set(&self, s: &mut St, t: usize, dst: &Reg, v: Value) {
+        let d = self.lay.reg(t, self.reg(t, dst));
+        s.core[d] = v;
+    }
+
+    /// Runs memory access `ins` of thread `t` atomically; `false` when its address is not
+    /// modelled (an offset register that is not 0).
+    fn access(&self, s: &mut St, t: usize, ins: &Instr) -> bool {
+        let Some(l) = ins.addr().and_then(|a| self.addr(s, t, a)) else {
+            return false;
+        };
+        let m = self.lay.mem(l);
+        match ins {
+            Instr::Load { dst, .. } => self.set(s, t, dst, s.core[m]),
+            Instr::Store { src, .. } => s.core[m] = self.opnd(s, t, src),
+            Instr::Atom {
+                op, dst, src, src2, ..
+            } => {
+                let old = s.core[m];
+                let a = self.opnd(s, t, src);
+                let b = src2.as_ref().map(|o| self.opnd(s, t, o));
+                if let Some(v) = rmw(*op, old, a, b) {
+                    s.core[m] = v;
                 }
-                Instr::Store { addr, src, .. } => {
-                    let Some(l) = self.addr(s, t, addr) else {
-                        return false;
-                    };
-                    let v = self.opnd(s, t, src);
-                    s.core[self.lay.mem(l)] = v;
-                }
-                Instr::Atom {
-                    op,
-                    dst,
-                    addr,
-                    src,
-                    src2,
-                    ..
-                } => {
-                    let Some(l) = self.addr(s, t, addr) else {
-                        return false;
-                    };
-                    let old = s.core[self.lay.mem(l)];
-                    let a = self.opnd(s, t, src);
-                    let b = src2.as_ref().map(|o| self.opnd(s, t, o));
-                    if let Some(v) = rmw(*op, old, a, b) {
-                        s.core[self.lay.mem(l)] = v;
-                    }
-                    let d = self.lay.reg(t, self.reg(t, dst));
-                    s.core[d] = old;
-                }
-                Instr::Red { op, addr, src, .. } => {
-                    let Some(l) = self.addr(s, t, addr) else {
-                        return false;
-                    };
-                    let a = self.opnd(s, t, src);
-                    if let Some(v) = rmw(*op, s.core[self.lay.mem(l)], a, None) {
-                        s.core[self.lay.mem(l)] = v;
-                    }
-                }
-                Instr::Fence(_) => {}
-                Instr::Barrier(Barrier::Cta { op, id, count }) => {
-                    let key = (
-                        self.opnd(s, t, id),
-                        count.as_ref().map(|c| self.opnd(s, t, c)),
-                    );
-                    let k = arrivals_at(s, t, key);
-                    if s.bets.contains(&(t, (key, k))) {
-                        // A partner already left this instance without this thread.
-                        return false;
-                    }
-                    match s
-                        .arrivals
-                        .iter_mut()
-                        .find(|(u, kk, _)| *u == t && *kk == key)
-                    {
-                        Some((_, _, n)) => *n += 1,
-                        None => {
-                            s.arrivals.push((t, key, 1));
-                            s.arrivals.sort();
-                        }
-                    }
-                    if let BarOp::Red { pred, .. } = op {
-                        let p = self.opnd(s, t, pred) != 0;
-                        s.preds.push((t, (key, k), p));
-                        s.preds.sort();
-                    }
-                    if !matches!(op, BarOp::Arrive) {
-                        s.waiting.push((t, (key, k)));
-                        s.waiting.sort();
-                    }
-                }
-                Instr::Barrier(Barrier::ClusterArrive { .. }) => s.core[self.lay.cl_arr(t)] += 1,
-                Instr::Barrier(Barrier::ClusterWait) => {
-                    s.core[self.lay.cl_waiting(t)] = s.core[self.lay.cl_waits(t)];
-                    s.core[self.lay.cl_waits(t)] += 1;
+                self.set(s, t, dst, old);
+            }
+            Instr::Red { op, src, .. } => {
+                let a = self.opnd(s, t, src);
+                if let Some(v) = rmw(*op, s.core[m], a, None) {
+                    s.core[m] = v;
                 }
             }
-            return true;
+            _ => unreachable!("a memory access"),
         }
+        true
+    }
+
+    /// Thread `t` arrives at barrier `b`; `false` when a partner already left this instance
+    /// without it.
+    fn barrier(&self, s: &mut St, t: usize, b: &Barrier) -> bool {
+        let Barrier::Cta { op, id, count } = b else {
+            if let Barrier::ClusterArrive { .. } = b {
+                s.core[self.lay.cl_arr(t)] += 1;
+            } else {
+                s.core[self.lay.cl_waiting(t)] = s.core[self.lay.cl_waits(t)];
+                s.core[self.lay.cl_waits(t)] += 1;
+            }
+            return true;
+        };
+        let key = (
+            self.opnd(s, t, id),
+            count.as_ref().map(|c| self.opnd(s, t, c)),
+        );
+        let k = arrivals_at(s, t, key);
+        if s.bets.contains(&(t, (key, k))) {
+            return false;
+        }
+        match s
+            .arrivals
+            .iter_mut()
+            .find(|(u, kk, _)| *u == t && *kk == key)
+        {
+            Some((_, _, n)) => *n += 1,
+            None => {
+                s.arrivals.push((t, key, 1));
+                s.arrivals.sort();
+            }
+        }
+        if let BarOp::Red { pred, .. } = op {
+            let p = self.opnd(s, t, pred) != 0;
+            s.preds.push((t, (key, k), p));
+            s.preds.sort();
+        }
+        if !matches!(op, BarOp::Arrive) {
+            s.waiting.push((t, (key, k)));
+            s.waiting.sort();
+        }
+        true
     }
 
     fn addr(&self, s: &St, t: usize, a: &crate::litmus::ast::Addr) -> Option<usize> {

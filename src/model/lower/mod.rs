@@ -1,0 +1,346 @@
+//! From a test to what its threads can do: locations resolved to physical memory and virtual
+//! addresses, and every path of every thread through its branches and loops, with the value each
+//! read returns fixed per path (a *trace*). Values come from a per-location domain computed as a
+//! fixpoint of what the threads can write; traces whose read values no write can supply are
+//! dropped later, when traces of all threads are put together.
+//!
+//! Loops: an iteration that writes no memory, passes no barrier and changes no register that is
+//! live at the loop head can be cut out of any execution without changing the outcome or adding
+//! an axiom violation (its events only add constraints), so a trace that takes a back edge after
+//! such an iteration is dropped (a spin loop's executions are those whose final iteration exits;
+//! Dat3M's unrolling bound 1 gives the same); any other iteration is unrolled, up to
+//! [`MAX_LOOP_ITERATIONS`].
+
+mod liveness;
+mod run;
+
+use super::event::Event;
+use super::ModelError;
+use crate::litmus::ast::{
+    BarRedOp, Instr, LocationKind, Placement, Proxy, Reg, Test, Thread, Value,
+};
+use run::{Runner, State};
+use std::collections::{BTreeSet, HashMap};
+
+/// How often one loop may be unrolled when its iterations have effects.
+pub const MAX_LOOP_ITERATIONS: u32 = 16;
+/// The most events one thread may produce on one path (dependencies are `u64` masks).
+pub const MAX_THREAD_EVENTS: usize = 64;
+/// The most paths one thread may have.
+pub const MAX_TRACES: usize = 100_000;
+/// Events held by all traces of a test at most: with about 150 bytes an event, this keeps the
+/// model's traces under 1 GiB whatever the test.
+pub const MAX_TRACE_EVENTS: usize = 6_000_000;
+
+/// Per memory the values it can hold, and per thread its traces over those values.
+pub type Domains = (Vec<BTreeSet<Value>>, Vec<Vec<Trace>>);
+
+/// A location name resolved: which physical memory it names and through which virtual address.
+#[derive(Clone, Debug)]
+pub struct LocRef {
+    /// Index into [`Program::memories`].
+    pub phys: usize,
+    /// Virtual address id.
+    pub vaddr: usize,
+}
+
+/// A memory location with storage of its own.
+#[derive(Clone, Debug)]
+pub struct Memory {
+    /// Its name.
+    pub name: String,
+    /// Its initial value.
+    pub init: Value,
+}
+
+/// A test resolved for the checker.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// Physical memories (one per `Memory` location), in declaration order.
+    pub memories: Vec<Memory>,
+    /// Every location name.
+    pub names: HashMap<String, LocRef>,
+    /// Per thread: placement, body, labels and registers.
+    pub threads: Vec<ThreadProg>,
+}
+
+/// One thread, ready to run.
+#[derive(Clone, Debug)]
+pub struct ThreadProg {
+    /// Where it runs.
+    pub place: Placement,
+    /// Its instructions.
+    pub body: Vec<Instr>,
+    /// Label name -> index of the label in `body`.
+    pub labels: HashMap<String, usize>,
+    /// Register names; a register's index is its position here.
+    pub regs: Vec<Reg>,
+    /// Initial register values.
+    pub reg_init: Vec<Value>,
+    /// How many threads of the test share its CTA (for `bar.red.popc`).
+    pub cta_size: usize,
+    /// Per instruction: the registers (bit per index) whose value may still be read, by a later
+    /// instruction or as a final value, before being overwritten.
+    pub live_in: Vec<u64>,
+}
+
+/// A `bar.red` whose result was guessed and must be checked against the other participants.
+#[derive(Clone, Copy, Debug)]
+pub struct BarRedGuess {
+    /// Local index of the barrier event.
+    pub event: usize,
+    /// The reduction.
+    pub op: BarRedOp,
+    /// This thread's predicate (non-zero is true).
+    pub pred: bool,
+    /// The guessed result.
+    pub result: Value,
+}
+
+/// One path of one thread with the value of every read fixed.
+#[derive(Clone, Debug)]
+pub struct Trace {
+    /// The events, in program order (thread-local indices).
+    pub events: Vec<Event>,
+    /// Per event: the local reads it depends on (address, data or control; an RMW's write
+    /// always depends on its read, as in NVIDIA's ptx.als where `rmw` is part of `dep`).
+    pub deps: Vec<u64>,
+    /// Per event: the local reads its address is computed from.
+    pub addr: Vec<u64>,
+    /// Per event: the local reads the value it writes is computed from, through registers
+    /// (an `exch` writes its operand, so its write has no data dependency on its read).
+    pub data: Vec<u64>,
+    /// Per event: the local reads a branch before it compared.
+    pub ctrl: Vec<u64>,
+    /// `(read, write)` halves of each atomic read-modify-write, local indices.
+    pub rmw: Vec<(usize, usize)>,
+    /// Final register values.
+    pub regs: Vec<Value>,
+    /// `bar.red` results to check.
+    pub bar_red: Vec<BarRedGuess>,
+    /// Why this path cannot be decided, if it reaches something undecidable; it stops there.
+    pub fault: Option<ModelError>,
+}
+
+/// The locations of a test as they are resolved: names to memories and virtual addresses.
+#[derive(Default)]
+struct Locations {
+    memories: Vec<Memory>,
+    names: HashMap<String, LocRef>,
+    vaddrs: usize,
+}
+
+impl Locations {
+    /// Gives `name` a memory (and a virtual address) of its own.
+    fn add_memory(&mut self, name: &str, init: Value) {
+        let r = LocRef {
+            phys: self.memories.len(),
+            vaddr: self.new_vaddr(),
+        };
+        self.names.insert(name.to_string(), r);
+        self.memories.push(Memory {
+            name: name.to_string(),
+            init,
+        });
+    }
+
+    fn new_vaddr(&mut self) -> usize {
+        self.vaddrs += 1;
+        self.vaddrs - 1
+    }
+
+    /// Resolves the aliases of `test`, which may name aliases declared later: resolved until
+    /// nothing changes. A generic alias is a virtual address of its own; a texture, surface or
+    /// constant one shares its target's.
+    fn resolve_aliases(&mut self, test: &Test) -> Result<(), ModelError> {
+        loop {
+            let mut progress = false;
+            let mut pending = false;
+            for l in &test.locations {
+                let LocationKind::Alias { proxy, target } = &l.kind else {
+                    continue;
+                };
+                if self.names.contains_key(&l.name) {
+                    continue;
+                }
+                let Some(t) = self.names.get(target).cloned() else {
+                    pending = true;
+                    continue;
+                };
+                let vaddr = if *proxy == Proxy::Generic {
+                    self.new_vaddr()
+                } else {
+                    t.vaddr
+                };
+                let r = LocRef {
+                    phys: t.phys,
+                    vaddr,
+                };
+                self.names.insert(l.name.clone(), r);
+                progress = true;
+            }
+            if !pending {
+                return Ok(());
+            }
+            if !progress {
+                return Err(ModelError::Unsupported {
+                    construct: "location aliases".into(),
+                    reason: "an alias names no memory (cycle or missing target)".into(),
+                });
+            }
+        }
+    }
+}
+
+impl Program {
+    /// Resolves a test.
+    pub fn new(test: &Test) -> Result<Program, ModelError> {
+        let mut locs = Locations::default();
+        for l in &test.locations {
+            if let LocationKind::Memory { init, .. } = l.kind {
+                locs.add_memory(&l.name, init);
+            }
+        }
+        locs.resolve_aliases(test)?;
+        let threads = test
+            .threads
+            .iter()
+            .map(|t| thread_prog(test, t, &mut locs))
+            .collect::<Result<_, _>>()?;
+        Ok(Program {
+            memories: locs.memories,
+            names: locs.names,
+            threads,
+        })
+    }
+
+    /// The physical memory a name refers to.
+    pub fn phys_of(&self, name: &str) -> Option<usize> {
+        self.names.get(name).map(|l| l.phys)
+    }
+
+    /// Every trace of every thread, with read values drawn from `domains` (per memory);
+    /// refused past [`MAX_TRACE_EVENTS`] events in all, the model's memory cap.
+    pub fn all_traces(&self, domains: &[BTreeSet<Value>]) -> Result<Vec<Vec<Trace>>, ModelError> {
+        let mut events = 0usize;
+        let mut all = Vec::with_capacity(self.threads.len());
+        for (i, t) in self.threads.iter().enumerate() {
+            let mut out = Vec::new();
+            Runner {
+                prog: self,
+                thread: t,
+                tid: i,
+                domains,
+            }
+            .run(State::new(t), &mut out)?;
+            events += out.iter().map(|tr| tr.events.len()).sum::<usize>();
+            if events > MAX_TRACE_EVENTS {
+                return Err(ModelError::TooLarge {
+                    what: format!(
+                        "the threads' traces hold more than {MAX_TRACE_EVENTS} events (the \
+                         model's memory cap)"
+                    ),
+                });
+            }
+            all.push(out);
+        }
+        Ok(all)
+    }
+
+    /// The values each memory can hold in an execution free of thin air: initial values, then
+    /// what the threads write when reading values found so far, repeated as often as an
+    /// execution has writes (each value comes from a chain of at most that many reads-from).
+    pub fn domains(&self) -> Result<Domains, ModelError> {
+        let mut domains: Vec<BTreeSet<Value>> = self
+            .memories
+            .iter()
+            .map(|m| BTreeSet::from([m.init]))
+            .collect();
+        let mut round = 0usize;
+        loop {
+            let traces = self.all_traces(&domains)?;
+            let mut changed = false;
+            let mut max_writes = 0usize;
+            for per_thread in &traces {
+                let mut most = 0;
+                for tr in per_thread {
+                    let mut w = 0;
+                    for e in &tr.events {
+                        if e.is_write() {
+                            w += 1;
+                            changed |= domains[e.loc].insert(e.value);
+                        }
+                    }
+                    most = most.max(w);
+                }
+                max_writes += most;
+            }
+            round += 1;
+            if !changed {
+                return Ok((domains, traces));
+            }
+            if round > max_writes + 1 {
+                let traces = self.all_traces(&domains)?;
+                return Ok((domains, traces));
+            }
+        }
+    }
+}
+/// Thread `t` of `test` ready to run; the locations it uses that the test does not declare
+/// become memories of their own, initially 0.
+fn thread_prog(test: &Test, t: &Thread, locs: &mut Locations) -> Result<ThreadProg, ModelError> {
+    let mut labels = HashMap::new();
+    let mut regs: Vec<Reg> = Vec::new();
+    let inits = test.reg_init.iter().filter(|ri| ri.thread == t.id);
+    let named = t.body.iter().flat_map(Instr::registers);
+    for r in inits.map(|ri| &ri.reg).chain(named) {
+        if !regs.contains(r) {
+            regs.push(r.clone());
+        }
+    }
+    for (i, ins) in t.body.iter().enumerate() {
+        if let Instr::Label(l) = ins {
+            labels.insert(l.0.clone(), i);
+        }
+    }
+    for ins in &t.body {
+        if let Instr::Branch { target, .. } = ins {
+            if !labels.contains_key(&target.0) {
+                return Err(ModelError::Unsupported {
+                    construct: format!("branch to {}", target.0),
+                    reason: format!("P{} has no such label", t.id),
+                });
+            }
+        }
+        if let Some(a) = ins.addr() {
+            if !locs.names.contains_key(&a.loc) {
+                locs.add_memory(&a.loc, 0);
+            }
+        }
+    }
+    let reg_init = regs
+        .iter()
+        .map(|r| {
+            test.reg_init
+                .iter()
+                .rev()
+                .find(|ri| ri.thread == t.id && &ri.reg == r)
+                .map_or(0, |ri| ri.value)
+        })
+        .collect();
+    let cta_size = test
+        .threads
+        .iter()
+        .filter(|o| o.place.same_cta(&t.place))
+        .count();
+    let live_in = liveness::liveness(&t.body, &labels, &regs);
+    Ok(ThreadProg {
+        place: t.place,
+        body: t.body.clone(),
+        labels,
+        regs,
+        reg_init,
+        cta_size,
+        live_in,
+    })
+}
