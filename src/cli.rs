@@ -67,6 +67,21 @@ pub enum Command {
     /// Install or list ptxas versions in the toolchain store (`.tools/`, or
     /// $PTX_LITMUS_TOOLCHAINS), for `sass --ptxas`.
     Toolchains(ToolchainsArgs),
+    /// Generate litmus tests from cycles (diy-style) or from a family file.
+    ///
+    /// With FAMILIES (family.txt files, or folders searched for them; default
+    /// litmus/generated), writes each family's tests into its folder (or --out/<family>),
+    /// removing `.litmus` files the family no longer holds; --check compares instead and exits
+    /// 1 on any difference. With --cycle, prints the tests of one cycle pattern. The cycle
+    /// language and family files are described in docs/generated.md.
+    Gen(GenArgs),
+    /// Compare the model's verdicts with a published cuda-litmus results.csv, row by row.
+    ///
+    /// Every test under PATHS (default litmus/generated) named like a row of CSV is checked;
+    /// the condition's outcome Allowed is compared with INSTANCE, Forbidden with UNSAT in the
+    /// chosen column. Prints a table per kernel and every disagreement; exits 1 when a row of
+    /// the CSV has no test.
+    Agree(AgreeArgs),
 }
 
 /// Arguments of `toolchains`.
@@ -93,6 +108,50 @@ pub enum ToolchainsAction {
         /// Comma-separated specifications.
         spec: String,
     },
+}
+
+/// Arguments of `gen`.
+#[derive(Debug, Args)]
+pub struct GenArgs {
+    /// Family files, or folders searched recursively for `family.txt`.
+    pub families: Vec<PathBuf>,
+    /// Compare the generated tests with the files on disk instead of writing them.
+    #[arg(long, conflicts_with = "cycle")]
+    pub check: bool,
+    /// Write each family into DIR/<family> instead of beside its family file.
+    #[arg(long, value_name = "DIR", conflicts_with = "cycle")]
+    pub out: Option<PathBuf>,
+    /// Print the tests of this cycle pattern (`PodWW Rfe {rlx|acq} PodRR Fre`) instead.
+    #[arg(long, value_name = "PATTERN")]
+    pub cycle: Option<String>,
+    /// With --cycle: the shape's name in test names.
+    #[arg(long, default_value = "C", requires = "cycle")]
+    pub shape: String,
+    /// With --cycle: scopes, space-separated.
+    #[arg(long, default_value = "gpu", requires = "cycle")]
+    pub scope: String,
+    /// With --cycle: placements, space-separated (samewarp samecta diffcta samecluster
+    /// diffcluster TB_<groups> CL_<groups>).
+    #[arg(long, default_value = "diffcta", requires = "cycle")]
+    pub placement: String,
+    /// With --cycle: memory spaces, space-separated (global shared).
+    #[arg(long, default_value = "global", requires = "cycle")]
+    pub space: String,
+}
+
+/// Arguments of `agree`.
+#[derive(Debug, Args)]
+pub struct AgreeArgs {
+    /// cuda-litmus's pldi26-output/results.csv (not part of this project: pass its path).
+    pub csv: PathBuf,
+    /// Test files or folders (default litmus/generated).
+    pub paths: Vec<PathBuf>,
+    /// The CSV column holding the verdict compared with.
+    #[arg(long, default_value = "base")]
+    pub column: String,
+    /// Give up on a test whose check takes longer than this many seconds.
+    #[arg(long, value_name = "SECONDS", default_value_t = MODEL_TIMEOUT_S)]
+    pub timeout: f64,
 }
 
 /// Arguments of `check`.

@@ -7,6 +7,7 @@ pub mod app;
 pub mod cat;
 pub mod cli;
 pub mod codegen;
+pub mod gen;
 pub mod harness;
 pub mod litmus;
 pub mod model;

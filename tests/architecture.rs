@@ -369,3 +369,13 @@ fn litmus_is_the_bottom_layer() {
         );
     }
 }
+
+#[test]
+fn the_generator_writes_tests_from_litmus_alone() {
+    // gen turns cycles into `Test`s; it must not depend on the model it is checked against.
+    let all = crate_sources();
+    let g = graph(&all, &module(""));
+    let used = g.get("gen").cloned().unwrap_or_default();
+    assert!(used.contains("litmus"), "gen's imports not read: {used:?}");
+    assert!(used.iter().all(|m| m == "litmus"), "gen uses {used:?}");
+}

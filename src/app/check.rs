@@ -111,7 +111,7 @@ fn quantifier(q: Quantifier) -> &'static str {
 }
 
 /// Whether some allowed outcome satisfies the condition's proposition.
-fn prop_allowed(test: &Test, v: &ModelVerdict) -> bool {
+pub(super) fn prop_allowed(test: &Test, v: &ModelVerdict) -> bool {
     v.allowed
         .iter()
         .any(|o| o.satisfies(&v.observables, &test.condition.prop))

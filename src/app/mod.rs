@@ -3,6 +3,7 @@
 use crate::cli::{BenchTarget, Cli, Command};
 use clap::Parser;
 
+mod agree;
 mod bench_cpu;
 mod bench_gpu;
 mod bench_model;
@@ -11,6 +12,7 @@ mod bounded_check;
 mod check;
 mod diff;
 mod emit;
+mod gen;
 mod interrupt;
 mod list;
 mod merge;
@@ -74,6 +76,8 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
         }
         Command::Sass(args) => sass::run(&args),
         Command::Toolchains(args) => toolchains::run(&args),
+        Command::Gen(args) => gen::run(&args),
+        Command::Agree(args) => agree::run(&args),
     }
 }
 

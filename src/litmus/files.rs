@@ -57,10 +57,15 @@ pub fn file_stem(name: &str) -> String {
     }
 }
 
+/// The name of folders holding generated suites: a search enters one only when it is named
+/// (or lies under a path named), so `litmus/` stays the hand-written suite and
+/// `litmus/generated/pldi26-iriw` is a suite of its own.
+pub const GENERATED_DIR: &str = "generated";
+
 /// The test files under `paths`: files as given, directories searched recursively for
-/// `*.litmus` (each directory once, so symbolic-link loops end); sorted and without repeats,
-/// also none reached under two spellings (see [`dedup_files`]). A missing path is an error
-/// naming it.
+/// `*.litmus` (each directory once, so symbolic-link loops end; folders named
+/// [`GENERATED_DIR`] only when named); sorted and without repeats, also none reached under two
+/// spellings (see [`dedup_files`]). A missing path is an error naming it.
 pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>, ParseError> {
     let mut out = Vec::new();
     let mut seen_dirs = BTreeSet::new();
@@ -100,6 +105,9 @@ fn discover_one(
         let entry = entry.map_err(|e| ParseError::io(path, format!("cannot list: {e}")))?;
         let p = entry.path();
         if p.is_dir() {
+            if entry.file_name() == GENERATED_DIR {
+                continue;
+            }
             discover_one(&p, out, seen_dirs)?;
         } else if p.extension().is_some_and(|e| e == "litmus") {
             out.push(p);

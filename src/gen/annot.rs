@@ -1,0 +1,408 @@
+//! What the cycle language says about one event or one fence: access semantics, scope, a fence
+//! kind. A scope left out is filled in by the family (`scope` line), so one annotated cycle
+//! serves every scope of a family.
+
+use super::GenError;
+use crate::litmus::ast::{Placement, Scope};
+
+/// Whether an event reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dir {
+    /// A read (`ld`).
+    R,
+    /// A write (`st`, or `atom.exch` for an RMW annotation).
+    W,
+}
+
+/// The semantics of an access, as the cycle language spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Access {
+    /// `wk`: `ld.weak` / `st.weak`.
+    Weak,
+    /// `rlx`: `.relaxed`.
+    Relaxed,
+    /// `acq`: `ld.acquire` (reads only).
+    Acquire,
+    /// `rel`: `st.release` (writes only).
+    Release,
+    /// `vol`: `.volatile` (the ISA treats it as `.relaxed.sys`).
+    Volatile,
+    /// `atom.rlx|acq|rel|acq_rel`: the write is an `atom.exch` with these semantics.
+    Rmw(RmwKind),
+}
+
+/// The semantics of an `atom.exch` write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RmwKind {
+    /// `.relaxed`.
+    Relaxed,
+    /// `.acquire`.
+    Acquire,
+    /// `.release`.
+    Release,
+    /// `.acq_rel`.
+    AcqRel,
+}
+
+/// A fence: `fence.sc`, `fence.acq_rel`, `fence.acquire`, `fence.release` with a scope, or a
+/// `membar` at a level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FenceKind {
+    /// `fence.{sc,acq_rel,acquire,release}[.scope]`.
+    Fence(FenceSem, Option<Scope>),
+    /// `membar.cta|gl|sys` (`fence.sc` at cta, gpu, sys on sm_70+).
+    Membar(Scope),
+}
+
+/// The semantics of a `fence`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FenceSem {
+    /// `sc`.
+    Sc,
+    /// `acq_rel`.
+    AcqRel,
+    /// `acquire`.
+    Acquire,
+    /// `release`.
+    Release,
+}
+
+/// One event's annotation: an optional fence right before it (how C++ `seq_cst` accesses
+/// lower: `fence.sc` then the access), its semantics and its scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Annot {
+    /// A fence placed immediately before the access, in the same thread.
+    pub before: Option<FenceKind>,
+    /// Access semantics.
+    pub access: Access,
+    /// Scope of a strong access (`None`: the family's scope).
+    pub scope: Option<Scope>,
+}
+
+impl Default for Annot {
+    fn default() -> Self {
+        Annot {
+            before: None,
+            access: Access::Relaxed,
+            scope: None,
+        }
+    }
+}
+
+fn scope_word(s: &str) -> Option<Scope> {
+    Scope::ALL.into_iter().find(|x| x.as_str() == s)
+}
+
+impl FenceKind {
+    /// Parses the text inside `Fence(...)`: `sc.gpu`, `acq_rel`, `membar.gl`, ...
+    pub fn parse(s: &str) -> Result<FenceKind, GenError> {
+        let (head, rest) = s.split_once('.').unwrap_or((s, ""));
+        if head == "membar" {
+            let level = match rest {
+                "cta" => Scope::Cta,
+                "gl" => Scope::Gpu,
+                "sys" => Scope::Sys,
+                _ => {
+                    return Err(GenError::msg(format!(
+                        "`membar.{rest}`: expected cta, gl or sys"
+                    )))
+                }
+            };
+            return Ok(FenceKind::Membar(level));
+        }
+        let sem = match head {
+            "sc" => FenceSem::Sc,
+            "acq_rel" => FenceSem::AcqRel,
+            "acquire" => FenceSem::Acquire,
+            "release" => FenceSem::Release,
+            _ => {
+                return Err(GenError::msg(format!(
+                    "fence `{s}`: expected sc, acq_rel, acquire, release or membar"
+                )))
+            }
+        };
+        let scope = match rest {
+            "" => None,
+            r => Some(
+                scope_word(r)
+                    .ok_or_else(|| GenError::msg(format!("fence `{s}`: unknown scope `{r}`")))?,
+            ),
+        };
+        Ok(FenceKind::Fence(sem, scope))
+    }
+
+    /// The fence with the family's scope where it names none.
+    pub fn with_scope(self, scope: Scope) -> FenceKind {
+        match self {
+            FenceKind::Fence(sem, None) => FenceKind::Fence(sem, Some(scope)),
+            other => other,
+        }
+    }
+
+    /// The PTX instruction.
+    pub fn instr(self) -> String {
+        match self {
+            FenceKind::Membar(level) => format!("membar.{}", membar_word(level)),
+            FenceKind::Fence(sem, scope) => match scope {
+                Some(s) => format!("fence.{}.{}", sem.as_str(), s.as_str()),
+                None => format!("fence.{}", sem.as_str()),
+            },
+        }
+    }
+
+    /// The spelling inside `Fence(...)`.
+    pub fn text(self) -> String {
+        self.instr().trim_start_matches("fence.").to_string()
+    }
+
+    /// The same fence for the model: a `membar` is `fence.sc` at its level, and a scope that
+    /// includes exactly the same threads of the test as a narrower one is that narrower one.
+    pub fn normalised(self, at: &Placement, all: &[Placement]) -> FenceKind {
+        match self {
+            FenceKind::Membar(level) => {
+                FenceKind::Fence(FenceSem::Sc, Some(level)).normalised(at, all)
+            }
+            FenceKind::Fence(sem, Some(s)) => FenceKind::Fence(sem, Some(narrowest(s, at, all))),
+            other => other,
+        }
+    }
+}
+
+fn membar_word(level: Scope) -> &'static str {
+    match level {
+        Scope::Cta => "cta",
+        Scope::Sys => "sys",
+        _ => "gl",
+    }
+}
+
+impl FenceSem {
+    /// The PTX spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FenceSem::Sc => "sc",
+            FenceSem::AcqRel => "acq_rel",
+            FenceSem::Acquire => "acquire",
+            FenceSem::Release => "release",
+        }
+    }
+}
+
+impl RmwKind {
+    fn parse(s: &str) -> Option<RmwKind> {
+        Some(match s {
+            "rlx" => RmwKind::Relaxed,
+            "acq" => RmwKind::Acquire,
+            "rel" => RmwKind::Release,
+            "acq_rel" => RmwKind::AcqRel,
+            _ => return None,
+        })
+    }
+
+    fn short(self) -> &'static str {
+        match self {
+            RmwKind::Relaxed => "rlx",
+            RmwKind::Acquire => "acq",
+            RmwKind::Release => "rel",
+            RmwKind::AcqRel => "acq_rel",
+        }
+    }
+
+    /// The PTX spelling.
+    pub fn ptx(self) -> &'static str {
+        match self {
+            RmwKind::Relaxed => "relaxed",
+            RmwKind::Acquire => "acquire",
+            RmwKind::Release => "release",
+            RmwKind::AcqRel => "acq_rel",
+        }
+    }
+}
+
+impl Access {
+    /// Whether the access takes a scope (weak and volatile ones do not).
+    pub fn scoped(self) -> bool {
+        !matches!(self, Access::Weak | Access::Volatile)
+    }
+
+    /// Whether an event of this direction can have these semantics.
+    pub fn fits(self, dir: Dir) -> bool {
+        match self {
+            Access::Acquire => dir == Dir::R,
+            Access::Release | Access::Rmw(_) => dir == Dir::W,
+            _ => true,
+        }
+    }
+
+    fn short(self) -> String {
+        match self {
+            Access::Weak => "wk".into(),
+            Access::Relaxed => "rlx".into(),
+            Access::Acquire => "acq".into(),
+            Access::Release => "rel".into(),
+            Access::Volatile => "vol".into(),
+            Access::Rmw(k) => format!("atom.{}", k.short()),
+        }
+    }
+}
+
+/// The narrowest scope that includes, seen from `at`, exactly the threads of `all` that `s`
+/// includes: the model reads a scope only through the threads it includes (PTX ISA §8.5).
+pub fn narrowest(s: Scope, at: &Placement, all: &[Placement]) -> Scope {
+    let covers = |x: Scope| {
+        all.iter()
+            .map(|p| at.scope_includes(x, p))
+            .collect::<Vec<_>>()
+    };
+    let want = covers(s);
+    Scope::ALL
+        .into_iter()
+        .find(|x| covers(*x) == want)
+        .unwrap_or(s)
+}
+
+impl Annot {
+    /// Parses an annotation token: `[Fence(KIND)+]SEM[.SCOPE]`, SEM one of `wk`, `rlx`, `acq`,
+    /// `rel`, `vol`, `atom.rlx`, `atom.acq`, `atom.rel`, `atom.acq_rel`.
+    pub fn parse(token: &str) -> Result<Annot, GenError> {
+        let (before, rest) = match token.strip_prefix("Fence(") {
+            Some(r) => {
+                let (kind, after) = r.split_once(")+").ok_or_else(|| {
+                    GenError::msg(format!("`{token}`: expected `Fence(KIND)+SEM`"))
+                })?;
+                (Some(FenceKind::parse(kind)?), after)
+            }
+            None => (None, token),
+        };
+        let (access, scope_text) = split_access(rest)
+            .ok_or_else(|| GenError::msg(format!("`{token}`: unknown annotation (expected wk, rlx, acq, rel, vol or atom.SEM, then an optional .SCOPE)")))?;
+        let scope = match scope_text {
+            None => None,
+            Some(s) => Some(
+                scope_word(s)
+                    .ok_or_else(|| GenError::msg(format!("`{token}`: unknown scope `{s}`")))?,
+            ),
+        };
+        if scope.is_some() && !access.scoped() {
+            return Err(GenError::msg(format!(
+                "`{token}`: weak and volatile accesses take no scope"
+            )));
+        }
+        Ok(Annot {
+            before,
+            access,
+            scope,
+        })
+    }
+
+    /// The annotation with `scope` where the access names none and `fence_scope` where its
+    /// fence names none.
+    pub fn with_scopes(self, scope: Scope, fence_scope: Scope) -> Annot {
+        Annot {
+            before: self.before.map(|f| f.with_scope(fence_scope)),
+            access: self.access,
+            scope: if self.access.scoped() {
+                self.scope.or(Some(scope))
+            } else {
+                None
+            },
+        }
+    }
+
+    /// The token that parses back to this annotation.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        if let Some(f) = self.before {
+            s.push_str(&format!("Fence({})+", f.text()));
+        }
+        s.push_str(&self.access.short());
+        if let Some(sc) = self.scope {
+            s.push('.');
+            s.push_str(sc.as_str());
+        }
+        s
+    }
+
+    /// The same annotation for the model: `vol` is `rlx.sys`, scopes and fences narrowed as in
+    /// [`narrowest`].
+    pub fn normalised(&self, at: &Placement, all: &[Placement]) -> Annot {
+        let (access, scope) = match self.access {
+            Access::Volatile => (Access::Relaxed, Some(Scope::Sys)),
+            a => (a, self.scope),
+        };
+        Annot {
+            before: self.before.map(|f| f.normalised(at, all)),
+            access,
+            scope: scope.map(|s| narrowest(s, at, all)),
+        }
+    }
+}
+
+fn split_access(s: &str) -> Option<(Access, Option<&str>)> {
+    if let Some(r) = s.strip_prefix("atom.") {
+        // `atom.acq_rel.gpu`: the kind, then the scope.
+        let (kind, scope) = r.split_once('.').map_or((r, None), |(k, sc)| (k, Some(sc)));
+        return Some((Access::Rmw(RmwKind::parse(kind)?), scope));
+    }
+    let (word, scope) = s.split_once('.').map_or((s, None), |(w, sc)| (w, Some(sc)));
+    let access = match word {
+        "wk" => Access::Weak,
+        "rlx" => Access::Relaxed,
+        "acq" => Access::Acquire,
+        "rel" => Access::Release,
+        "vol" => Access::Volatile,
+        _ => return None,
+    };
+    Some((access, scope))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn annotations_round_trip_through_their_text() {
+        for t in [
+            "wk",
+            "rlx.gpu",
+            "acq.cta",
+            "rel.sys",
+            "vol",
+            "atom.acq_rel.gpu",
+            "Fence(sc.gpu)+acq.gpu",
+            "Fence(membar.gl)+rlx",
+        ] {
+            assert_eq!(Annot::parse(t).unwrap().text(), t);
+        }
+        assert!(Annot::parse("wk.gpu").is_err());
+        assert!(Annot::parse("acq.warp").is_err());
+        assert!(Annot::parse("strong").is_err());
+    }
+
+    #[test]
+    fn scopes_narrow_to_the_threads_they_include() {
+        let p = |cta, cluster| Placement {
+            warp: None,
+            cta,
+            cluster,
+            gpu: 0,
+        };
+        let same_cta = [p(0, None), p(0, None)];
+        assert_eq!(narrowest(Scope::Sys, &same_cta[0], &same_cta), Scope::Cta);
+        let diff_cta = [p(0, None), p(1, None)];
+        assert_eq!(
+            narrowest(Scope::Cluster, &diff_cta[0], &diff_cta),
+            Scope::Cta
+        );
+        assert_eq!(narrowest(Scope::Sys, &diff_cta[0], &diff_cta), Scope::Gpu);
+        let one_cluster = [p(0, Some(0)), p(1, Some(0))];
+        assert_eq!(
+            narrowest(Scope::Gpu, &one_cluster[0], &one_cluster),
+            Scope::Cluster
+        );
+        let vol = Annot::parse("vol")
+            .unwrap()
+            .normalised(&diff_cta[0], &diff_cta);
+        assert_eq!(vol, Annot::parse("rlx.gpu").unwrap());
+    }
+}

@@ -1,0 +1,297 @@
+//! One generated test: the annotated cycle, the placement and the memory space turned into
+//! litmus text (threads, instructions, the condition that holds exactly when the cycle
+//! happens), parsed back and printed in canonical form.
+
+use super::annot::{Access, Annot, Dir};
+use super::cycle::{Cycle, Dep, EdgeKind};
+use super::place::Place;
+use super::skeleton::{loc_name, Event, Skeleton};
+use super::GenError;
+use crate::litmus::{self, ast::Placement, ast::Test};
+use std::fmt::Write;
+use std::path::Path;
+
+/// Where the test's locations live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Space {
+    /// Global memory.
+    Global,
+    /// Shared memory of thread 0's CTA (`.shared::cta` there, `.shared::cluster` from the
+    /// other CTAs of its cluster).
+    Shared,
+}
+
+impl Space {
+    /// Parses `global` or `shared`.
+    pub fn parse(word: &str) -> Result<Space, GenError> {
+        match word {
+            "global" => Ok(Space::Global),
+            "shared" => Ok(Space::Shared),
+            _ => Err(GenError::msg(format!(
+                "space `{word}`: expected global or shared"
+            ))),
+        }
+    }
+
+    /// Whether every thread of `places` can reach shared memory of thread 0's CTA.
+    pub fn reachable(self, places: &[Placement]) -> bool {
+        self == Space::Global || places.iter().all(|p| p.same_cluster(&places[0]))
+    }
+}
+
+/// Everything that defines one generated test.
+#[derive(Clone, Debug)]
+pub struct Variant {
+    /// The test name.
+    pub name: String,
+    /// The shape's name (`MP`, `iriw`).
+    pub shape: String,
+    /// The cycle, every scope filled in.
+    pub cycle: Cycle,
+    /// Where the threads run.
+    pub place: Place,
+    /// Where the locations live.
+    pub space: Space,
+    /// A note for the comment line (where the variant comes from).
+    pub note: String,
+}
+
+/// A generated test: the parsed test and its file text.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// The test.
+    pub test: Test,
+    /// The file's text (a comment line, then the canonical print).
+    pub text: String,
+}
+
+/// Per-thread instruction emitter: registers and labels numbered as they are used.
+struct ThreadCode {
+    cells: Vec<String>,
+    next_reg: usize,
+    next_label: usize,
+}
+
+impl ThreadCode {
+    fn reg(&mut self) -> String {
+        self.next_reg += 1;
+        format!("r{}", self.next_reg - 1)
+    }
+}
+
+fn access_instr(a: &Annot, dir: Dir, reg: Option<&str>, addr: &str, value: &str) -> String {
+    let scope = a
+        .scope
+        .map_or(String::new(), |s| format!(".{}", s.as_str()));
+    let reg = reg.unwrap_or("r_");
+    match (a.access, dir) {
+        (Access::Rmw(k), _) => format!("atom.{}{scope}.exch {reg}, {addr}, {value}", k.ptx()),
+        (acc, Dir::R) => format!("ld.{}{scope} {reg}, {addr}", sem_word(acc)),
+        (acc, Dir::W) => format!("st.{}{scope} {addr}, {value}", sem_word(acc)),
+    }
+}
+
+fn sem_word(a: Access) -> &'static str {
+    match a {
+        Access::Weak => "weak",
+        Access::Relaxed => "relaxed",
+        Access::Acquire => "acquire",
+        Access::Release => "release",
+        Access::Volatile => "volatile",
+        Access::Rmw(_) => "relaxed",
+    }
+}
+
+/// The instructions of event `i`, given the dependency that reaches it (with the register it
+/// starts from); returns the register a read wrote.
+fn emit_event(
+    code: &mut ThreadCode,
+    annot: &Annot,
+    ev: &Event,
+    dep: Option<(Dep, &str)>,
+) -> Option<String> {
+    if let Some(f) = annot.before {
+        code.cells.push(f.instr());
+    }
+    let mut addr = loc_name(ev.loc);
+    let mut value = ev.value.to_string();
+    match dep {
+        Some((Dep::Addr, src)) => {
+            let t = code.reg();
+            code.cells.push(format!("xor {t}, {src}, {src}"));
+            addr = format!("{addr}+{t}");
+        }
+        Some((Dep::Data, src)) => {
+            let t = code.reg();
+            code.cells.push(format!("xor {t}, {src}, {src}"));
+            code.cells.push(format!("add {t}, {t}, {value}"));
+            value = t;
+        }
+        Some((Dep::Ctrl, src)) => {
+            let l = format!("LC{:02}", code.next_label);
+            code.next_label += 1;
+            code.cells.push(format!("beq {src}, -1, {l}"));
+            code.cells.push(format!("{l}:"));
+        }
+        None => {}
+    }
+    let reg = (ev.dir == Dir::R || matches!(annot.access, Access::Rmw(_))).then(|| code.reg());
+    code.cells
+        .push(access_instr(annot, ev.dir, reg.as_deref(), &addr, &value));
+    reg.filter(|_| ev.dir == Dir::R)
+}
+
+/// The threads' instruction cells and the condition's conjuncts.
+fn threads_and_condition(cycle: &Cycle, sk: &Skeleton) -> (Vec<Vec<String>>, Vec<String>) {
+    let mut code: Vec<ThreadCode> = (0..sk.threads)
+        .map(|_| ThreadCode {
+            cells: Vec::new(),
+            next_reg: 0,
+            next_label: 0,
+        })
+        .collect();
+    let mut conds = Vec::new();
+    let mut last_read: Option<String> = None;
+    for (i, ev) in sk.events.iter().enumerate() {
+        let into = (i > 0 && !cycle.edges[i - 1].external()).then(|| cycle.edges[i - 1].kind);
+        let dep = match into {
+            Some(EdgeKind::Dp(d)) => last_read.as_deref().map(|r| (d, r)),
+            _ => None,
+        };
+        let dep = dep.map(|(d, r)| (d, r.to_string()));
+        if let Some(EdgeKind::Fenced(f)) = into {
+            code[ev.thread].cells.push(f.instr());
+        }
+        let c = &mut code[ev.thread];
+        let reg = emit_event(
+            c,
+            &cycle.events[i],
+            ev,
+            dep.as_ref().map(|(d, r)| (*d, r.as_str())),
+        );
+        if let Some(r) = &reg {
+            conds.push(format!("P{}:{r} == {}", ev.thread, ev.value));
+        }
+        last_read = reg;
+    }
+    for (l, v) in &sk.finals {
+        conds.push(format!("{} == {v}", loc_name(*l)));
+    }
+    (code.into_iter().map(|c| c.cells).collect(), conds)
+}
+
+fn header(t: usize, p: &Placement) -> String {
+    let mut s = format!("P{t}@");
+    if let Some(w) = p.warp {
+        let _ = write!(s, "warp {w},");
+    }
+    let _ = write!(s, "cta {},", p.cta);
+    if let Some(c) = p.cluster {
+        let _ = write!(s, "cluster {c},");
+    }
+    let _ = write!(s, "gpu {}", p.gpu);
+    s
+}
+
+/// The variant's test, or why it cannot be one.
+pub fn render(v: &Variant) -> Result<Generated, GenError> {
+    let sk = Skeleton::of(&v.cycle)?;
+    let places = v.place.threads(sk.threads)?;
+    if !v.space.reachable(&places) {
+        return Err(GenError::msg(format!(
+            "{}: shared memory is out of reach of some thread",
+            v.name
+        )));
+    }
+    let (cells, conds) = threads_and_condition(&v.cycle, &sk);
+    let mut src = format!("PTX {}\n\"Cycle: {}\"\n{{\n", v.name, v.cycle.text());
+    for l in 0..sk.locations {
+        match v.space {
+            Space::Global => {
+                let _ = writeln!(src, "{} = 0;", loc_name(l));
+            }
+            Space::Shared => {
+                let _ = writeln!(src, "{} @ shared(P0) = 0;", loc_name(l));
+            }
+        }
+    }
+    src.push_str("}\n");
+    let heads: Vec<String> = places
+        .iter()
+        .enumerate()
+        .map(|(t, p)| header(t, p))
+        .collect();
+    let _ = writeln!(src, "{} ;", heads.join(" | "));
+    let rows = cells.iter().map(Vec::len).max().unwrap_or(0);
+    for r in 0..rows {
+        let row: Vec<&str> = cells
+            .iter()
+            .map(|c| c.get(r).map_or("", String::as_str))
+            .collect();
+        let _ = writeln!(src, "{} ;", row.join(" | "));
+    }
+    let _ = writeln!(src, "exists ({})", conds.join(" /\\ "));
+    let test = litmus::parse(&src, Path::new(&format!("{}.litmus", v.name))).map_err(|e| {
+        GenError::msg(format!(
+            "{}: the generated text does not parse: {e}",
+            v.name
+        ))
+    })?;
+    let canonical = litmus::print(&test);
+    let (first, rest) = canonical.split_once('\n').unwrap_or((&canonical, ""));
+    let text = format!(
+        "{first}\n(* {}: {}; {} *)\n{rest}",
+        v.shape,
+        describe(&v.place, v.space),
+        v.note
+    );
+    Ok(Generated { test, text })
+}
+
+fn describe(place: &Place, space: Space) -> String {
+    let where_ = match place.name.as_str() {
+        "samewarp" => "every thread in one warp".to_string(),
+        "samecta" => "one CTA, a warp per thread".to_string(),
+        "diffcta" => "a CTA per thread".to_string(),
+        "samecluster" => "a CTA per thread, one cluster".to_string(),
+        "diffcluster" => "a cluster per thread".to_string(),
+        w if w.starts_with("TB_") => format!("CTAs grouped {}", &w[3..]),
+        w => format!("clusters grouped {}", &w[3..]),
+    };
+    let mem = match space {
+        Space::Global => "global memory",
+        Space::Shared => "shared memory of P0's CTA",
+    };
+    format!("{where_}, {mem}")
+}
+
+/// The systematic name of a cycle variant: the shape, then per thread its events' annotations
+/// and what separates them (fences, dependencies) joined by `_`, threads joined by `+`, then
+/// the placement and `-shared` for shared memory.
+pub fn systematic_name(shape: &str, cycle: &Cycle, place: &Place, space: Space) -> String {
+    let mut per: Vec<Vec<String>> = vec![Vec::new(); cycle.threads()];
+    let mut t = 0;
+    for (i, a) in cycle.events.iter().enumerate() {
+        if i > 0 && !cycle.edges[i - 1].external() {
+            match cycle.edges[i - 1].kind {
+                EdgeKind::Fenced(f) => per[t].push(f.instr()),
+                EdgeKind::Dp(d) => per[t].push(format!("{d:?}").to_lowercase()),
+                _ => {}
+            }
+        }
+        if let Some(f) = a.before {
+            per[t].push(f.instr());
+        }
+        let access = Annot { before: None, ..*a };
+        per[t].push(access.text());
+        if cycle.edges[i].external() {
+            t += 1;
+        }
+    }
+    let threads: Vec<String> = per.iter().map(|p| p.join("_")).collect();
+    let mut name = format!("{shape}+{}-{}", threads.join("+"), place.name);
+    if space == Space::Shared {
+        name.push_str("-shared");
+    }
+    name
+}

@@ -1,0 +1,373 @@
+//! The cycle language, in the spirit of diy7 (herdtools7): a test is a cycle of relations
+//! between events, each edge one of
+//!
+//! - communication: `Rfe`, `Fre`, `Coe` (between threads), `Rfi`, `Fri`, `Coi` (in one thread);
+//! - program order: `PodXY` (different locations), `PosXY` (the same location), X and Y each
+//!   `R` or `W`;
+//! - a fence between the two accesses: `Fence(KIND)dXY`, KIND as in `fence.KIND` or
+//!   `membar.LEVEL` (`Fence(sc.gpu)dWR`, `Fence(acq_rel)dRR`, `Fence(membar.gl)dWW`);
+//! - dependencies from a read: `DpAddrdR`, `DpAddrdW`, `DpDatadW`, `DpCtrldR`, `DpCtrldW`.
+//!
+//! Events may carry annotations (see [`super::annot`]) written just before the edge that leaves
+//! them: `rlx PodWW rel Rfe acq PodRR rlx Fre` is message passing with a release write and an
+//! acquire read. An event left unannotated is `rlx`.
+
+use super::annot::{Annot, Dir, FenceKind};
+use super::GenError;
+use crate::litmus::ast::{Placement, Scope};
+
+/// Communication relations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Com {
+    /// Reads-from: write to read.
+    Rf,
+    /// From-reads: read to a write coherence-after the one it read.
+    Fr,
+    /// Coherence: write to a later write.
+    Co,
+}
+
+/// Dependencies a read can start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dep {
+    /// The address of the later access depends on the value read.
+    Addr,
+    /// The value written depends on the value read.
+    Data,
+    /// The later access follows a branch on the value read.
+    Ctrl,
+}
+
+/// What an edge relates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EdgeKind {
+    /// A communication edge, between threads (`external`) or inside one.
+    Com {
+        /// Which relation.
+        com: Com,
+        /// Whether the two events are in different threads.
+        external: bool,
+    },
+    /// Program order; `same_loc` for `Pos`.
+    Po {
+        /// Whether both accesses are to one location.
+        same_loc: bool,
+    },
+    /// Program order with a fence between, different locations.
+    Fenced(FenceKind),
+    /// A dependency, different locations.
+    Dp(Dep),
+}
+
+/// One edge of a cycle: its kind and the directions of its two events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Edge {
+    /// What the edge relates.
+    pub kind: EdgeKind,
+    /// Direction of the event it leaves.
+    pub src: Dir,
+    /// Direction of the event it reaches.
+    pub dst: Dir,
+}
+
+/// An annotated cycle: `events[i]` is the annotation of the event that `edges[i]` leaves.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Cycle {
+    /// Per event, its annotation.
+    pub events: Vec<Annot>,
+    /// Per event, the edge leaving it; the last one returns to event 0.
+    pub edges: Vec<Edge>,
+}
+
+fn dir(c: char) -> Option<Dir> {
+    match c {
+        'R' => Some(Dir::R),
+        'W' => Some(Dir::W),
+        _ => None,
+    }
+}
+
+fn two_dirs(s: &str) -> Option<(Dir, Dir)> {
+    let mut c = s.chars();
+    let pair = (dir(c.next()?)?, dir(c.next()?)?);
+    c.next().is_none().then_some(pair)
+}
+
+impl Edge {
+    /// Parses an edge token, or `None` when the token is not an edge (an annotation).
+    pub fn parse(token: &str) -> Option<Result<Edge, GenError>> {
+        let com = |com, external, src, dst| Edge {
+            kind: EdgeKind::Com { com, external },
+            src,
+            dst,
+        };
+        let fixed = match token {
+            "Rfe" => Some(com(Com::Rf, true, Dir::W, Dir::R)),
+            "Rfi" => Some(com(Com::Rf, false, Dir::W, Dir::R)),
+            "Fre" => Some(com(Com::Fr, true, Dir::R, Dir::W)),
+            "Fri" => Some(com(Com::Fr, false, Dir::R, Dir::W)),
+            "Coe" => Some(com(Com::Co, true, Dir::W, Dir::W)),
+            "Coi" => Some(com(Com::Co, false, Dir::W, Dir::W)),
+            _ => None,
+        };
+        if let Some(e) = fixed {
+            return Some(Ok(e));
+        }
+        let bad = |why: &str| Some(Err(GenError::msg(format!("edge `{token}`: {why}"))));
+        let po = |same_loc, rest: &str| match two_dirs(rest) {
+            Some((src, dst)) => Some(Ok(Edge {
+                kind: EdgeKind::Po { same_loc },
+                src,
+                dst,
+            })),
+            None => bad("expected two directions, R or W (`PodWR`)"),
+        };
+        if let Some(r) = token.strip_prefix("Pod") {
+            return po(false, r);
+        }
+        if let Some(r) = token.strip_prefix("Pos") {
+            return po(true, r);
+        }
+        if let Some(r) = token.strip_prefix("Fence(") {
+            let (kind, dirs) = r.split_once(")d")?;
+            return match (FenceKind::parse(kind), two_dirs(dirs)) {
+                (Ok(f), Some((src, dst))) => Some(Ok(Edge {
+                    kind: EdgeKind::Fenced(f),
+                    src,
+                    dst,
+                })),
+                (Err(e), _) => Some(Err(e)),
+                (_, None) => bad("expected `Fence(KIND)d` and two directions (`Fence(sc.gpu)dWR`)"),
+            };
+        }
+        let dep = |d, rest: &str| match rest.strip_prefix('d').and_then(|r| {
+            let mut c = r.chars();
+            let t = dir(c.next()?)?;
+            c.next().is_none().then_some(t)
+        }) {
+            Some(dst) if d == Dep::Data && dst == Dir::R => {
+                bad("a data dependency ends at a write")
+            }
+            Some(dst) => Some(Ok(Edge {
+                kind: EdgeKind::Dp(d),
+                src: Dir::R,
+                dst,
+            })),
+            None => bad("expected `dR` or `dW` after the dependency"),
+        };
+        for (word, d) in [
+            ("DpAddr", Dep::Addr),
+            ("DpData", Dep::Data),
+            ("DpCtrl", Dep::Ctrl),
+        ] {
+            if let Some(r) = token.strip_prefix(word) {
+                return dep(d, r);
+            }
+        }
+        None
+    }
+
+    /// Whether the edge leaves its thread.
+    pub fn external(&self) -> bool {
+        matches!(self.kind, EdgeKind::Com { external: true, .. })
+    }
+
+    /// Whether the two events access different locations.
+    pub fn changes_location(&self) -> bool {
+        matches!(
+            self.kind,
+            EdgeKind::Po { same_loc: false } | EdgeKind::Fenced(_) | EdgeKind::Dp(_)
+        )
+    }
+
+    /// The token that parses back to this edge.
+    pub fn text(&self) -> String {
+        let d = |x: Dir| if x == Dir::R { "R" } else { "W" };
+        let dirs = format!("{}{}", d(self.src), d(self.dst));
+        match self.kind {
+            EdgeKind::Com { com, external } => {
+                let c = match com {
+                    Com::Rf => "Rf",
+                    Com::Fr => "Fr",
+                    Com::Co => "Co",
+                };
+                format!("{c}{}", if external { "e" } else { "i" })
+            }
+            EdgeKind::Po { same_loc } => format!("Po{}{dirs}", if same_loc { "s" } else { "d" }),
+            EdgeKind::Fenced(f) => format!("Fence({})d{dirs}", f.text()),
+            EdgeKind::Dp(dep) => {
+                let w = match dep {
+                    Dep::Addr => "Addr",
+                    Dep::Data => "Data",
+                    Dep::Ctrl => "Ctrl",
+                };
+                format!("Dp{w}d{}", d(self.dst))
+            }
+        }
+    }
+}
+
+impl Cycle {
+    /// Parses a cycle: edges separated by spaces, each optionally preceded by the annotation of
+    /// the event it leaves. The cycle is checked (directions meet, at least two threads) and
+    /// turned so that it starts with a thread's first event.
+    pub fn parse(text: &str) -> Result<Cycle, GenError> {
+        let mut events = Vec::new();
+        let mut edges = Vec::new();
+        let mut pending: Option<Annot> = None;
+        for token in text.split_whitespace() {
+            match Edge::parse(token) {
+                Some(edge) => {
+                    edges.push(edge?);
+                    events.push(pending.take().unwrap_or_default());
+                }
+                None if pending.is_some() => {
+                    return Err(GenError::msg(format!(
+                        "`{token}`: two annotations for one event"
+                    )))
+                }
+                None => pending = Some(Annot::parse(token)?),
+            }
+        }
+        if pending.is_some() {
+            return Err(GenError::msg("the cycle ends with an annotation: annotations go before the edge leaving their event"));
+        }
+        let cycle = Cycle { events, edges };
+        cycle.check()?;
+        Ok(cycle.rotated())
+    }
+
+    fn check(&self) -> Result<(), GenError> {
+        let n = self.edges.len();
+        if n < 2 {
+            return Err(GenError::msg("a cycle needs at least two edges"));
+        }
+        for i in 0..n {
+            let (a, b) = (self.edges[i], self.edges[(i + 1) % n]);
+            if a.dst != b.src {
+                return Err(GenError::msg(format!(
+                    "`{}` then `{}`: the first reaches a {} and the second leaves a {}",
+                    a.text(),
+                    b.text(),
+                    dir_word(a.dst),
+                    dir_word(b.src)
+                )));
+            }
+            if !self.events[i].access.fits(a.src) {
+                return Err(GenError::msg(format!(
+                    "`{}` cannot annotate a {}",
+                    self.events[i].text(),
+                    dir_word(a.src)
+                )));
+            }
+        }
+        if self.edges.iter().filter(|e| e.external()).count() < 2 {
+            return Err(GenError::msg(
+                "a cycle needs at least two external edges (two threads)",
+            ));
+        }
+        Ok(())
+    }
+
+    /// The same cycle started right after an external edge, so that event 0 opens thread 0.
+    fn rotated(mut self) -> Cycle {
+        let n = self.edges.len();
+        if !self.edges[n - 1].external() {
+            let first = self.edges.iter().position(Edge::external).expect("checked");
+            self.edges.rotate_left(first + 1);
+            self.events.rotate_left(first + 1);
+        }
+        self
+    }
+
+    /// The cycle as text that parses back to it.
+    pub fn text(&self) -> String {
+        let parts: Vec<String> = self
+            .events
+            .iter()
+            .zip(&self.edges)
+            .map(|(a, e)| format!("{} {}", a.text(), e.text()))
+            .collect();
+        parts.join(" ")
+    }
+
+    /// The cycle with every access scope left out filled with `scope` and every fence scope
+    /// left out with `fence_scope`.
+    pub fn with_scopes(&self, scope: Scope, fence_scope: Scope) -> Cycle {
+        let mut c = self.clone();
+        for a in &mut c.events {
+            *a = a.with_scopes(scope, fence_scope);
+        }
+        for e in &mut c.edges {
+            if let EdgeKind::Fenced(f) = e.kind {
+                e.kind = EdgeKind::Fenced(f.with_scope(fence_scope));
+            }
+        }
+        c
+    }
+}
+
+impl Cycle {
+    /// The cycle as the model sees it with its threads at `places`: scopes narrowed to the
+    /// narrowest that include the same threads, `vol` as `rlx.sys`, `membar` as `fence.sc`.
+    pub fn normalised(&self, places: &[Placement]) -> Cycle {
+        let mut c = self.clone();
+        let mut thread = 0;
+        for i in 0..c.edges.len() {
+            let at = &places[thread];
+            c.events[i] = c.events[i].normalised(at, places);
+            if let EdgeKind::Fenced(f) = c.edges[i].kind {
+                c.edges[i].kind = EdgeKind::Fenced(f.normalised(at, places));
+            }
+            thread += usize::from(c.edges[i].external());
+        }
+        c
+    }
+
+    /// Number of threads.
+    pub fn threads(&self) -> usize {
+        self.edges.iter().filter(|e| e.external()).count()
+    }
+}
+
+fn dir_word(d: Dir) -> &'static str {
+    match d {
+        Dir::R => "read",
+        Dir::W => "write",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cycles_round_trip_and_start_at_a_thread() {
+        let c = Cycle::parse("PodWW Rfe acq PodRR Fre").unwrap();
+        assert_eq!(c.text(), "rlx PodWW rlx Rfe acq PodRR rlx Fre");
+        let sb = Cycle::parse("Fre PodWR Fre PodWR").unwrap();
+        assert_eq!(sb.text(), "rlx PodWR rlx Fre rlx PodWR rlx Fre");
+        for t in [
+            "DpAddrdW Rfe DpDatadW Rfe",
+            "Fence(sc.gpu)dWR Fre Fence(membar.gl)dWR Fre",
+        ] {
+            let c = Cycle::parse(t).unwrap();
+            assert_eq!(Cycle::parse(&c.text()).unwrap(), c);
+        }
+    }
+
+    #[test]
+    fn bad_cycles_say_why() {
+        let e = |t: &str| Cycle::parse(t).unwrap_err().to_string();
+        assert!(
+            e("PodWW Fre").contains("reaches a write"),
+            "{}",
+            e("PodWW Fre")
+        );
+        assert!(e("PodWR PodRW").contains("two external edges"));
+        assert!(e("acq PodWW Rfe PodRR Fre").contains("cannot annotate a write"));
+        assert!(e("PodWW Rfe PodRR Fre rlx").contains("ends with an annotation"));
+        assert!(e("PodXW Rfe").contains("two directions"));
+        assert!(e("DpDatadR Rfe").contains("ends at a write"));
+    }
+}

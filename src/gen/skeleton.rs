@@ -1,0 +1,204 @@
+//! What a cycle fixes about its test: which thread each event runs in, which location it
+//! accesses, the value each write stores and each read must see for the cycle to happen, and
+//! which final values close it (diy's conventions: a new thread after each external edge, a
+//! new location after each edge between different locations, writes to one location numbered
+//! 1, 2, ... in coherence order along the cycle).
+
+use super::annot::Dir;
+use super::cycle::{Com, Cycle, EdgeKind};
+use super::GenError;
+
+/// One event with its place in the test.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Event {
+    /// Read or write.
+    pub dir: Dir,
+    /// Thread index.
+    pub thread: usize,
+    /// Location index (0 is `x`, then `y`, `z`, ...).
+    pub loc: usize,
+    /// For a write the value stored; for a read the value it must return.
+    pub value: i64,
+}
+
+/// The events of a cycle and the final values its condition checks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Skeleton {
+    /// Events in cycle order (thread 0's first event first).
+    pub events: Vec<Event>,
+    /// Number of threads.
+    pub threads: usize,
+    /// Number of locations.
+    pub locations: usize,
+    /// `(location, value)`: locations written more than once end with their coherence-last
+    /// write.
+    pub finals: Vec<(usize, i64)>,
+}
+
+/// The name of location `i`: `x`, `y`, `z`, `a`, `b`, ... then `l8`, `l9`, ...
+pub fn loc_name(i: usize) -> String {
+    const NAMES: [&str; 8] = ["x", "y", "z", "a", "b", "c", "d", "e"];
+    NAMES
+        .get(i)
+        .map_or_else(|| format!("l{i}"), |s| s.to_string())
+}
+
+impl Skeleton {
+    /// Places the events of `cycle`; an event whose value the cycle does not fix is an error.
+    pub fn of(cycle: &Cycle) -> Result<Skeleton, GenError> {
+        let n = cycle.edges.len();
+        let mut thread = vec![0usize; n];
+        for i in 1..n {
+            thread[i] = thread[i - 1] + usize::from(cycle.edges[i - 1].external());
+        }
+        let (loc, locations) = locations(cycle);
+        let mut events: Vec<Event> = (0..n)
+            .map(|i| Event {
+                dir: cycle.edges[i].src,
+                thread: thread[i],
+                loc: loc[i],
+                value: 0,
+            })
+            .collect();
+        let finals = number_writes(cycle, &mut events);
+        read_values(cycle, &mut events)?;
+        Ok(Skeleton {
+            events,
+            threads: thread[n - 1] + 1,
+            locations,
+            finals,
+        })
+    }
+}
+
+/// The order in which to walk the cycle so that every location's events come together: from
+/// the event after the first edge that changes location (or from event 0 when none does).
+fn walk_order(cycle: &Cycle) -> Vec<usize> {
+    let n = cycle.edges.len();
+    let start = cycle
+        .edges
+        .iter()
+        .position(|e| e.changes_location())
+        .map_or(0, |i| (i + 1) % n);
+    (0..n).map(|k| (start + k) % n).collect()
+}
+
+/// Each event's location index, named in order of first appearance from event 0.
+fn locations(cycle: &Cycle) -> (Vec<usize>, usize) {
+    let n = cycle.edges.len();
+    let mut segment = vec![0usize; n];
+    let mut seg = 0;
+    for (k, &i) in walk_order(cycle).iter().enumerate() {
+        if k > 0 && cycle.edges[(i + n - 1) % n].changes_location() {
+            seg += 1;
+        }
+        segment[i] = seg;
+    }
+    let mut names: Vec<Option<usize>> = vec![None; seg + 1];
+    let mut next = 0;
+    let loc = segment
+        .iter()
+        .map(|&s| {
+            *names[s].get_or_insert_with(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect();
+    (loc, next)
+}
+
+/// Numbers the writes of each location 1, 2, ... along the walk; returns the final value of
+/// every location written more than once.
+fn number_writes(cycle: &Cycle, events: &mut [Event]) -> Vec<(usize, i64)> {
+    let mut count = vec![0i64; events.iter().map(|e| e.loc + 1).max().unwrap_or(0)];
+    for i in walk_order(cycle) {
+        if events[i].dir == Dir::W {
+            count[events[i].loc] += 1;
+            events[i].value = count[events[i].loc];
+        }
+    }
+    count
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| **c > 1)
+        .map(|(l, c)| (l, *c))
+        .collect()
+}
+
+/// A read before an `Fr` edge sees the write coherence-before that edge's target; otherwise it
+/// sees the write of an `Rf` or `Pos` edge reaching it.
+fn read_values(cycle: &Cycle, events: &mut [Event]) -> Result<(), GenError> {
+    let n = events.len();
+    for i in 0..n {
+        if events[i].dir != Dir::R {
+            continue;
+        }
+        let out = cycle.edges[i];
+        let prev = (i + n - 1) % n;
+        let inc = cycle.edges[prev];
+        events[i].value = match (out.kind, inc.kind) {
+            (EdgeKind::Com { com: Com::Fr, .. }, _) => events[(i + 1) % n].value - 1,
+            (_, EdgeKind::Com { com: Com::Rf, .. }) => events[prev].value,
+            (_, EdgeKind::Po { same_loc: true }) if inc.src == Dir::W => events[prev].value,
+            _ => {
+                return Err(GenError::msg(format!(
+                    "the read after `{}` has no value fixed by the cycle: give it an incoming Rf or an outgoing Fr",
+                    inc.text()
+                )))
+            }
+        };
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn skel(text: &str) -> Skeleton {
+        Skeleton::of(&Cycle::parse(text).unwrap()).unwrap()
+    }
+
+    fn summary(s: &Skeleton) -> Vec<(usize, String, i64)> {
+        s.events
+            .iter()
+            .map(|e| (e.thread, loc_name(e.loc), e.value))
+            .collect()
+    }
+
+    #[test]
+    fn message_passing() {
+        let s = skel("PodWW Rfe PodRR Fre");
+        let want = [(0, "x", 1), (0, "y", 1), (1, "y", 1), (1, "x", 0)];
+        let want: Vec<_> = want
+            .iter()
+            .map(|(t, l, v)| (*t, l.to_string(), *v))
+            .collect();
+        assert_eq!(summary(&s), want);
+        assert_eq!((s.threads, s.locations), (2, 2));
+        assert!(s.finals.is_empty());
+    }
+
+    #[test]
+    fn coherence_cycles_check_final_values() {
+        let s = skel("PodWW Coe PodWW Coe");
+        let values: Vec<i64> = s.events.iter().map(|e| e.value).collect();
+        assert_eq!(values, [2, 1, 2, 1]);
+        assert_eq!(s.finals, [(0, 2), (1, 2)]);
+        let corr = skel("Rfe PosRR Fre");
+        assert_eq!(
+            summary(&corr)[1..],
+            [(1, "x".to_string(), 1), (1, "x".to_string(), 0)]
+        );
+    }
+
+    #[test]
+    fn a_read_the_cycle_does_not_fix_is_refused() {
+        let c = Cycle::parse("Rfe PodRR PodRW Coe").unwrap();
+        assert!(Skeleton::of(&c)
+            .unwrap_err()
+            .to_string()
+            .contains("no value"));
+    }
+}

@@ -1,0 +1,244 @@
+//! The generated suites (`litmus/generated/`, `ptx-litmus gen`): every committed family
+//! regenerates byte for byte; the cuda-litmus PLDI'26 space has its 1,306 variants under the
+//! published names (compared with results.csv when PTX_LITMUS_PLDI26_CSV names a copy); a
+//! sample of every family is checked by the model, assembled and SASS-checked, and run on the
+//! CPU with no forbidden outcome; the default suite walk leaves the generated suites out.
+
+mod common;
+
+use common::*;
+use ptx_litmus::gen::Family;
+use ptx_litmus::harness::Budget;
+use ptx_litmus::litmus::{self, ast::Test};
+use ptx_litmus::model::check;
+use ptx_litmus::sass as optcheck;
+use ptx_litmus::verdict::{judge, Status};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+fn families() -> Vec<(PathBuf, Family)> {
+    let dir = root().join("litmus/generated");
+    let mut out: Vec<(PathBuf, Family)> = std::fs::read_dir(&dir)
+        .expect("litmus/generated")
+        .map(|e| e.unwrap().path().join("family.txt"))
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let f = Family::read(&p).unwrap_or_else(|e| panic!("{e}"));
+            (p, f)
+        })
+        .collect();
+    out.sort_by(|a, b| a.0.cmp(&b.0));
+    out
+}
+
+#[test]
+fn every_committed_family_regenerates_byte_for_byte() {
+    let fams = families();
+    assert!(fams.len() >= 11, "only {} families", fams.len());
+    for (path, fam) in fams {
+        let dir = path.parent().unwrap();
+        assert_eq!(
+            dir.file_name().unwrap().to_str(),
+            Some(fam.name.as_str()),
+            "{}",
+            path.display()
+        );
+        let tests = fam.generate().unwrap_or_else(|e| panic!("{e}"));
+        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".litmus"))
+            .collect();
+        on_disk.sort();
+        let mut wanted: Vec<String> = tests
+            .iter()
+            .map(|g| format!("{}.litmus", litmus::file_stem(&g.test.name)))
+            .collect();
+        wanted.sort();
+        assert_eq!(
+            on_disk, wanted,
+            "{}: files differ from the family",
+            fam.name
+        );
+        for g in &tests {
+            let file = dir.join(format!("{}.litmus", litmus::file_stem(&g.test.name)));
+            let text = std::fs::read_to_string(&file).unwrap();
+            assert!(
+                text == g.text,
+                "{} differs from what gen writes",
+                file.display()
+            );
+            // The file parses back to the test it was generated from.
+            assert_eq!(
+                litmus::parse_file(&file).unwrap(),
+                g.test,
+                "{}",
+                file.display()
+            );
+        }
+    }
+}
+
+/// The variants per kernel that cuda-litmus's tuning files define (thread-block groupings ×
+/// scopes × (orderings + fence scopes × fence placements)).
+const PLDI26_COUNTS: [(&str, usize); 11] = [
+    ("iriw", 240),
+    ("isa2", 230),
+    ("rwc", 110),
+    ("wrc", 110),
+    ("wrw_2w", 110),
+    ("wwc", 150),
+    ("two_2w", 32),
+    ("three_2w", 160),
+    ("z6_3", 160),
+    ("paper_example1", 2),
+    ("paper_example2", 2),
+];
+
+fn pldi26_names() -> Vec<String> {
+    let mut names = Vec::new();
+    for (_, fam) in families().into_iter().filter(|(_, f)| f.pldi26.is_some()) {
+        names.extend(fam.variants().unwrap().into_iter().map(|v| v.name));
+    }
+    names.sort();
+    names
+}
+
+#[test]
+fn the_pldi26_space_has_every_published_variant() {
+    let names = pldi26_names();
+    assert_eq!(names.len(), 1306);
+    let mut per: BTreeMap<&str, usize> = BTreeMap::new();
+    for n in &names {
+        *per.entry(n.split("_TB_").next().unwrap()).or_default() += 1;
+    }
+    assert_eq!(per, PLDI26_COUNTS.into_iter().collect::<BTreeMap<_, _>>());
+    let Some(csv) = std::env::var_os("PTX_LITMUS_PLDI26_CSV") else {
+        eprintln!("the_pldi26_space_has_every_published_variant: PTX_LITMUS_PLDI26_CSV is not set: names and verdicts not compared with cuda-litmus's results.csv (counts only)");
+        return;
+    };
+    let text = std::fs::read_to_string(&csv).expect("PTX_LITMUS_PLDI26_CSV names a readable file");
+    let mut published: Vec<String> = text
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next())
+        .map(str::to_string)
+        .collect();
+    published.sort();
+    assert_eq!(names, published);
+    let out = bin().args(["agree"]).arg(&csv).output().unwrap();
+    let stdout = text_of(&out.stdout);
+    assert!(out.status.success(), "{stdout}{}", text_of(&out.stderr));
+    assert!(stdout.contains("| all | 1306 | 1306 |"), "{stdout}");
+}
+
+fn text_of(b: &[u8]) -> String {
+    common::text(b)
+}
+
+/// The first, middle and last test of every family.
+fn sample() -> Vec<Test> {
+    let mut out = Vec::new();
+    for (_, fam) in families() {
+        let tests = fam.generate().unwrap();
+        for i in [0, tests.len() / 2, tests.len() - 1] {
+            out.push(tests[i].test.clone());
+        }
+    }
+    out
+}
+
+#[test]
+fn a_sample_of_every_family_checks_and_runs_on_the_cpu_within_the_model() {
+    for test in sample() {
+        let model = check(&test).unwrap_or_else(|e| panic!("{}: {e}", test.name));
+        let run = common::cpu::run(&test, Budget::Instances(1_000), 3, Some(250))
+            .unwrap_or_else(|e| panic!("{}: {e}", test.name));
+        assert_eq!(
+            run.histogram.total() + run.info.skipped,
+            run.info.instances,
+            "{}",
+            test.name
+        );
+        let v = judge(&model, &run.histogram, &test.condition);
+        assert_eq!(
+            v.status,
+            Status::Conformant,
+            "{}: a forbidden outcome on the CPU",
+            test.name
+        );
+    }
+}
+
+#[test]
+fn a_sample_of_every_family_assembles_and_keeps_every_operation() {
+    if !common::sass::tools_present("a_sample_of_every_family_assembles_and_keeps_every_operation")
+    {
+        return;
+    }
+    let tests = sample();
+    let kernels: Vec<_> = tests
+        .iter()
+        .map(|t| common::sass::kernel(t).unwrap_or_else(|e| panic!("{}: {e}", t.name)))
+        .collect();
+    let refs: Vec<_> = kernels.iter().collect();
+    for (t, r) in tests.iter().zip(optcheck::check_many(&refs, "sm_90")) {
+        let c = r.unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        assert!(c.ok(), "{}: {}", t.name, c.errors().join("; "));
+    }
+}
+
+#[test]
+fn the_default_suite_walk_leaves_generated_suites_out() {
+    let own = litmus::discover(&[root().join("litmus")]).unwrap();
+    assert!(own
+        .iter()
+        .all(|p| !p.components().any(|c| c.as_os_str() == "generated")));
+    let generated = litmus::discover(&[root().join("litmus/generated")]).unwrap();
+    assert!(generated.len() >= 1306, "{}", generated.len());
+    let out = bin().args(["list"]).current_dir(root()).output().unwrap();
+    let listed = common::text(&out.stdout);
+    assert!(
+        listed.trim_end().ends_with(&format!("{} tests", own.len())),
+        "{listed}"
+    );
+}
+
+#[test]
+fn gen_check_finds_a_changed_file_and_bad_family_lines_are_named() {
+    let dir = scratch("gen-check");
+    let fam = dir.join("fam");
+    std::fs::create_dir_all(&fam).unwrap();
+    std::fs::write(
+        fam.join("family.txt"),
+        "family fam\nshape MP PodWW Rfe {rlx|acq} PodRR Fre\nplacement samecta diffcta\n",
+    )
+    .unwrap();
+    let gen = |extra: &[&str]| bin().arg("gen").arg(&fam).args(extra).output().unwrap();
+    assert!(gen(&[]).status.success());
+    assert_eq!(gen(&["--check"]).status.code(), Some(0));
+    let file = fam.join("MP+rlx.gpu_rlx.gpu+acq.gpu_rlx.gpu-samecta.litmus");
+    let original = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, original.replace("exists", "~exists")).unwrap();
+    std::fs::write(fam.join("Stale.litmus"), &original).unwrap();
+    let out = gen(&["--check"]);
+    let said = common::text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(
+        said.contains("MP+rlx.gpu_rlx.gpu+acq.gpu_rlx.gpu-samecta.litmus differs"),
+        "{said}"
+    );
+    assert!(said.contains("Stale.litmus is not in the family"), "{said}");
+    assert!(gen(&[]).status.success());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), original);
+    assert!(!fam.join("Stale.litmus").exists());
+    std::fs::write(
+        fam.join("family.txt"),
+        "family fam\nshape MP PodWW Rfe PodRR Fre\nplacement nearby\n",
+    )
+    .unwrap();
+    let out = gen(&[]);
+    let err = common::text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(err.contains("family.txt: placement `nearby`"), "{err}");
+}
