@@ -82,6 +82,10 @@ pub enum Command {
     /// chosen column. Prints a table per kernel and every disagreement; exits 1 when a row of
     /// the CSV has no test.
     Agree(AgreeArgs),
+    /// Run, report on and unpack a hardware campaign: the steps of a manifest, run within a
+    /// time budget on a GPU machine, each brought back as one archive.
+    #[command(subcommand)]
+    Campaign(CampaignCommand),
 }
 
 /// Arguments of `toolchains`.
@@ -152,6 +156,88 @@ pub struct AgreeArgs {
     /// Give up on a test whose check takes longer than this many seconds.
     #[arg(long, value_name = "SECONDS", default_value_t = MODEL_TIMEOUT_S)]
     pub timeout: f64,
+}
+
+/// The `campaign` subcommands.
+#[derive(Debug, Subcommand)]
+pub enum CampaignCommand {
+    /// Run the next steps not yet done (according to --results) within --budget, writing one
+    /// archive per step and summary.txt into --out.
+    ///
+    /// A `run` step whose device is lost (a test timed out or met a sticky error) goes on with
+    /// its remaining tests in a fresh process. A step is stopped (SIGTERM, then SIGKILL) when
+    /// the budget runs out; what it finished is archived, marked incomplete.
+    Run(CampaignRunArgs),
+    /// Say, from the step records under --results, which steps are done and which come next.
+    Status(CampaignStatusArgs),
+    /// Unpack step archives into --results/<machine>/<run>/ and render each result set's
+    /// report.
+    Unpack(CampaignUnpackArgs),
+    /// Print the machine folder results of --backend go into (used by `campaign run`).
+    #[command(hide = true)]
+    Machine(CampaignMachineArgs),
+}
+
+/// Arguments every campaign subcommand shares.
+#[derive(Debug, Args)]
+pub struct CampaignCommon {
+    /// The campaign manifest.
+    #[arg(long, default_value = "campaign/manifest.txt")]
+    pub manifest: PathBuf,
+    /// The results folder whose step records say what is done.
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// The backend the steps run on.
+    #[arg(long, value_enum, default_value = "cuda")]
+    pub backend: Backend,
+}
+
+/// Arguments of `campaign run`.
+#[derive(Debug, Args)]
+pub struct CampaignRunArgs {
+    #[command(flatten)]
+    pub common: CampaignCommon,
+    /// Wall-clock budget for everything: `540s`, `9m` or seconds.
+    #[arg(long)]
+    pub budget: String,
+    /// Where the archives and summary.txt go (created; must hold nothing else).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Scratch folder for the steps' result sets (default: a fresh one under the temp dir).
+    #[arg(long)]
+    pub work: Option<PathBuf>,
+    /// Run only these steps (in manifest order), done or not.
+    #[arg(long)]
+    pub only: Vec<String>,
+}
+
+/// Arguments of `campaign status`.
+#[derive(Debug, Args)]
+pub struct CampaignStatusArgs {
+    #[command(flatten)]
+    pub common: CampaignCommon,
+}
+
+/// Arguments of `campaign unpack`.
+#[derive(Debug, Args)]
+pub struct CampaignUnpackArgs {
+    /// Step archives (`STEP.tar` or `STEP.tar.gz`) written by `campaign run`.
+    #[arg(required = true)]
+    pub archives: Vec<PathBuf>,
+    /// The results folder to unpack into.
+    #[arg(long, default_value = "results")]
+    pub results: PathBuf,
+    /// Replace a result folder that already exists.
+    #[arg(long)]
+    pub force: bool,
+}
+
+/// Arguments of `campaign machine`.
+#[derive(Debug, Args)]
+pub struct CampaignMachineArgs {
+    /// The backend.
+    #[arg(long, value_enum, default_value = "cuda")]
+    pub backend: Backend,
 }
 
 /// Arguments of `check`.

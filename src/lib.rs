@@ -4,6 +4,7 @@
 //! ([`model`]), and observed final states ([`outcome`]) counted by a backend.
 
 pub mod app;
+pub mod campaign;
 pub mod cat;
 pub mod cli;
 pub mod codegen;

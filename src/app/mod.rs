@@ -1,6 +1,6 @@
 //! Wiring: runs a parsed command line and maps its result to an exit code.
 
-use crate::cli::{BenchTarget, Cli, Command};
+use crate::cli::{BenchTarget, CampaignCommand, Cli, Command};
 use clap::Parser;
 
 mod agree;
@@ -9,6 +9,10 @@ mod bench_gpu;
 mod bench_model;
 mod bench_shapes;
 mod bounded_check;
+mod campaign;
+mod campaign_child;
+mod campaign_pack;
+mod campaign_run;
 mod check;
 mod diff;
 mod emit;
@@ -78,6 +82,12 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
         Command::Toolchains(args) => toolchains::run(&args),
         Command::Gen(args) => gen::run(&args),
         Command::Agree(args) => agree::run(&args),
+        Command::Campaign(c) => match c {
+            CampaignCommand::Run(a) => campaign_run::run(&a),
+            CampaignCommand::Status(a) => campaign::status(&a),
+            CampaignCommand::Unpack(a) => campaign_pack::unpack(&a),
+            CampaignCommand::Machine(a) => campaign::machine(&a),
+        },
     }
 }
 

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The campaign's bench step: `bench gpu` (instances/s, weak/s, GPU and host time per launch
+# of the 2-, 3- and 4-thread shapes) under each stress preset, into STEP_DIR/bench-PRESET.txt.
+# Run by `campaign run` with STEP_DIR, PTX_LITMUS and CAMPAIGN_BACKEND set (the CPU backend
+# runs `bench cpu` instead, for tests of the campaign itself).
+set -u
+out=${STEP_DIR:?STEP_DIR is set by campaign run}
+bin=${PTX_LITMUS:?PTX_LITMUS is set by campaign run}
+target=gpu
+[ "${CAMPAIGN_BACKEND:-cuda}" = cpu ] && target=cpu
+secs=${BENCH_SECONDS:-1}
+failed=0
+for preset in basic interleave stress; do
+    args=(bench "$target" --time "$secs")
+    [ "$target" = gpu ] && args+=(--stress "$preset")
+    timeout -k 5 60 "$bin" "${args[@]}" >"$out/bench-$preset.txt" 2>&1 || failed=1
+    cat "$out/bench-$preset.txt"
+    [ "$target" = cpu ] && break
+done
+exit "$failed"

@@ -1,0 +1,447 @@
+//! `ptx-litmus campaign run`: the next undone steps of the manifest within a time budget, each
+//! in processes of its own, each packed into one archive under `--out`, plus `summary.txt`.
+
+use super::campaign::standing;
+use super::campaign_child::{supervise, Ended};
+use super::campaign_pack::pack;
+use super::{interrupt, AppError, Exit};
+use crate::campaign::limits::{self, MAX_FILES};
+use crate::campaign::manifest::{split_run, Kind, Step};
+use crate::campaign::progress::{self, Standing, StepRecord};
+use crate::cli::CampaignRunArgs;
+use crate::results;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Seconds kept back from the budget for packing the last archive and the summary.
+const RESERVE_S: f64 = 15.0;
+
+/// Processes a `run` step may take (one more each time the device is lost).
+const MAX_PROCESSES: u32 = 16;
+
+/// Reads `540s`, `9m` or `540`.
+pub fn budget_seconds(s: &str) -> Result<f64, String> {
+    let (num, unit) = match s.strip_suffix('s') {
+        Some(n) => (n, 1.0),
+        None => match s.strip_suffix('m') {
+            Some(n) => (n, 60.0),
+            None => (s, 1.0),
+        },
+    };
+    num.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0 && *v <= 86_400.0)
+        .map(|v| v * unit)
+        .ok_or_else(|| format!("--budget {s}: expected seconds such as 540s, 9m or 540"))
+}
+
+/// What every step of this campaign run shares.
+struct Ctx {
+    exe: PathBuf,
+    backend: String,
+    machine: String,
+    /// Where step folders are made: `work/<machine>/<run>/`.
+    work: PathBuf,
+    out: PathBuf,
+    stamp: String,
+}
+
+/// How one step went.
+struct Outcome {
+    run: String,
+    complete: bool,
+    exits: Vec<i32>,
+    notes: Vec<String>,
+}
+
+/// Runs `campaign run`.
+pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
+    let started = Instant::now();
+    let budget = budget_seconds(&args.budget)?;
+    let all = standing(&args.common)?;
+    for name in &args.only {
+        if !all.iter().any(|(s, _)| &s.name == name) {
+            return Err(format!(
+                "--only {name}: no such step in {}",
+                args.common.manifest.display()
+            )
+            .into());
+        }
+    }
+    let todo: Vec<&Step> = all
+        .iter()
+        .filter(|(s, st)| match args.only.is_empty() {
+            true => matches!(st, Standing::Todo(_)),
+            false => args.only.contains(&s.name),
+        })
+        .map(|(s, _)| s)
+        .collect();
+    prepare_out(&args.out)?;
+    let exe = std::env::current_exe()?;
+    let machine = ask_machine(&exe, args.common.backend.as_str())?;
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let stamp: String = results::time::rfc3339(now)
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .collect();
+    let work = match &args.work {
+        Some(w) => w.clone(),
+        None => std::env::temp_dir().join(format!(
+            "ptx-litmus-campaign-{}-{stamp}",
+            std::process::id()
+        )),
+    };
+    let ctx = Ctx {
+        exe,
+        backend: args.common.backend.as_str().to_string(),
+        machine,
+        work,
+        out: args.out.clone(),
+        stamp,
+    };
+    interrupt::install();
+    let mut lines = Vec::new();
+    let mut failed = false;
+    for (k, step) in todo.iter().enumerate() {
+        let left = budget - started.elapsed().as_secs_f64() - RESERVE_S;
+        if let Some(why) = stop_before(step, left, k, interrupt::requested()) {
+            lines.push(format!("not run: {} ({why})", names(&todo[k..])));
+            break;
+        }
+        let deadline = Instant::now()
+            + Duration::from_secs_f64(left.min(2.0 * f64::from(step.seconds) + 30.0));
+        let t0 = Instant::now();
+        let outcome = run_step(&ctx, step, deadline);
+        let line = finish_step(&ctx, step, outcome, t0)?;
+        failed |= !line.1;
+        lines.push(line.0);
+    }
+    write_summary(&ctx, &lines, started, budget)?;
+    Ok(if failed { Exit::Error } else { Exit::Success })
+}
+
+/// Why the campaign does not start `step` (the `k`-th of this run), if it does not.
+fn stop_before(step: &Step, left: f64, k: usize, stopped: bool) -> Option<String> {
+    if stopped {
+        return Some("the campaign was stopped".into());
+    }
+    if k + 1 >= MAX_FILES {
+        return Some(format!(
+            "{} archives and the summary are all that come back",
+            MAX_FILES - 1
+        ));
+    }
+    (f64::from(step.seconds) > left).then(|| {
+        format!(
+            "{} needs ~{} s, {:.0} s of the budget left",
+            step.name,
+            step.seconds,
+            left.max(0.0)
+        )
+    })
+}
+
+fn names(steps: &[&Step]) -> String {
+    steps
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Creates `out`, which must hold nothing yet (what comes back is only what the campaign
+/// wrote).
+fn prepare_out(out: &Path) -> Result<(), AppError> {
+    std::fs::create_dir_all(out).map_err(|e| format!("--out {}: {e}", out.display()))?;
+    if std::fs::read_dir(out)?.next().is_some() {
+        return Err(format!("--out {}: not empty", out.display()).into());
+    }
+    Ok(())
+}
+
+/// The machine folder, from a process of its own (the campaign's process never opens the
+/// GPU, so a step's fault cannot reach it).
+fn ask_machine(exe: &Path, backend: &str) -> Result<String, AppError> {
+    let o = Command::new(exe)
+        .args(["campaign", "machine", "--backend", backend])
+        .output()?;
+    let text = String::from_utf8_lossy(&o.stdout).trim().to_string();
+    if !o.status.success() || !limits::plain_name(&text) {
+        return Err(format!(
+            "campaign: no machine for the {backend} backend: {}",
+            String::from_utf8_lossy(&o.stderr).trim()
+        )
+        .into());
+    }
+    Ok(text)
+}
+
+/// Runs one step until it ends or `deadline`.
+fn run_step(ctx: &Ctx, step: &Step, deadline: Instant) -> Result<Outcome, String> {
+    let run = format!("{}-{}", step.name, ctx.stamp);
+    let dir = ctx.work.join(&ctx.machine).join(&run);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    match &step.kind {
+        Kind::Script(args) => {
+            let mut cmd = Command::new("bash");
+            cmd.args(args)
+                .env("STEP_DIR", &dir)
+                .env("PTX_LITMUS", &ctx.exe)
+                .env("CAMPAIGN_BACKEND", &ctx.backend);
+            let end = supervise(cmd, deadline, &dir.join("log.txt"))?;
+            let mut notes = Vec::new();
+            if end.stopped {
+                notes.push("stopped at the end of the budget".into());
+            }
+            Ok(Outcome {
+                run,
+                complete: end.code == Some(0) && !end.stopped,
+                exits: vec![end.code.unwrap_or(-1)],
+                notes,
+            })
+        }
+        Kind::Run(args) => run_tests(ctx, args, &run, &dir, deadline),
+    }
+}
+
+/// What a part's result set covered: every test path it names, and those it recorded or
+/// skipped with a reason.
+fn covered(set: &Path) -> Option<(Vec<String>, BTreeSet<String>)> {
+    let s = results::read_result_set(set).ok()?;
+    let mut done: BTreeSet<String> = s.tests.iter().map(|t| t.path.clone()).collect();
+    done.extend(s.run.skipped_tests.iter().map(|t| t.path.clone()));
+    Some((s.run.test_paths.clone(), done))
+}
+
+/// The one result set under `dir` (`<machine>/<run>/`), if the process wrote one.
+fn only_set(dir: &Path) -> Option<PathBuf> {
+    let group = std::fs::read_dir(dir).ok()?.flatten().next()?.path();
+    Some(std::fs::read_dir(group).ok()?.flatten().next()?.path())
+}
+
+/// A `run` step: `ptx-litmus run` in a process; when it loses the device (exit 4) with tests
+/// left, the rest in a fresh one; then the parts merged into one result set at `dir`.
+fn run_tests(
+    ctx: &Ctx,
+    args: &[String],
+    run: &str,
+    dir: &Path,
+    deadline: Instant,
+) -> Result<Outcome, String> {
+    let (paths, flags) = split_run(args);
+    let mut todo: Vec<String> = paths.to_vec();
+    let mut parts = Vec::new();
+    let mut exits = Vec::new();
+    let mut notes = Vec::new();
+    let mut all: BTreeSet<String> = BTreeSet::new();
+    let mut done: BTreeSet<String> = BTreeSet::new();
+    let mut end = Ended {
+        code: None,
+        stopped: false,
+    };
+    for k in 1..=MAX_PROCESSES {
+        let part = ctx.work.join("parts").join(format!("{run}.p{k}"));
+        let mut cmd = Command::new(&ctx.exe);
+        cmd.arg("run").args(&todo).args(flags);
+        if !flags.iter().any(|f| f == "--seed") {
+            cmd.args(["--seed", "1"]);
+        }
+        cmd.args([
+            "--backend",
+            &ctx.backend,
+            "--quiet",
+            "--run-id",
+            &format!("{run}.p{k}"),
+            "--out",
+        ]);
+        cmd.arg(&part);
+        end = supervise(cmd, deadline, &ctx.work.join(format!("{run}.log")))?;
+        exits.push(end.code.unwrap_or(-1));
+        let Some(set) = only_set(&part) else { break };
+        let Some((names, covered)) = covered(&set) else {
+            break;
+        };
+        parts.push(set);
+        all.extend(names);
+        let before = done.len();
+        done.extend(covered);
+        let left: Vec<String> = all.difference(&done).cloned().collect();
+        if end.stopped || end.code != Some(4) || left.is_empty() || done.len() == before {
+            break;
+        }
+        notes.push(format!(
+            "process {k} lost the device; {} test(s) went on in process {}",
+            left.len(),
+            k + 1
+        ));
+        todo = left;
+    }
+    if end.stopped {
+        notes.push("stopped at the end of the budget; the rest of the step did not run".into());
+    }
+    if parts.is_empty() {
+        return Err(format!(
+            "ptx-litmus run wrote no result set (exit codes {exits:?}); see {}.log",
+            run
+        ));
+    }
+    let complete = !end.stopped && !all.is_empty() && all.is_subset(&done);
+    merge_parts(&parts, run, dir, complete)?;
+    std::fs::copy(ctx.work.join(format!("{run}.log")), dir.join("log.txt"))
+        .map_err(|e| e.to_string())?;
+    Ok(Outcome {
+        run: run.into(),
+        complete,
+        exits,
+        notes,
+    })
+}
+
+/// The parts as one result set at `dir` (complete when every test is covered), with every
+/// part's `sass/` files.
+fn merge_parts(parts: &[PathBuf], run: &str, dir: &Path, complete: bool) -> Result<(), String> {
+    let sets = parts
+        .iter()
+        .map(|p| results::read_result_set(p))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| e.to_string())?;
+    let (mut rec, tests) = results::merge(&sets, run).map_err(|e| e.to_string())?;
+    rec.partial = !complete;
+    results::write_result_set(dir, &rec, &tests, true).map_err(|e| e.to_string())?;
+    for p in parts {
+        let Ok(files) = std::fs::read_dir(p.join("sass")) else {
+            continue;
+        };
+        let to = dir.join("sass");
+        std::fs::create_dir_all(&to).map_err(|e| e.to_string())?;
+        for f in files.flatten() {
+            std::fs::copy(f.path(), to.join(f.file_name())).map_err(|e| e.to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// Writes the step's record, packs it; the summary line and whether the step completed.
+fn finish_step(
+    ctx: &Ctx,
+    step: &Step,
+    outcome: Result<Outcome, String>,
+    t0: Instant,
+) -> Result<(String, bool), AppError> {
+    let o = match outcome {
+        Ok(o) => o,
+        Err(why) => return Ok((format!("{}: failed: {why}", step.name), false)),
+    };
+    let rel = format!("{}/{}", ctx.machine, o.run);
+    let mut record = StepRecord {
+        format: progress::FORMAT.into(),
+        step: step.name.clone(),
+        command: step.to_string(),
+        backend: ctx.backend.clone(),
+        machine: ctx.machine.clone(),
+        run: o.run.clone(),
+        started: ctx.stamp.clone(),
+        elapsed_s: t0.elapsed().as_secs_f64(),
+        complete: o.complete,
+        exits: o.exits,
+        notes: o.notes,
+    };
+    let write = |r: &StepRecord| {
+        let p = ctx.work.join(&rel).join(progress::RECORD);
+        std::fs::write(&p, serde_json::to_string_pretty(r).unwrap_or_default())
+            .map_err(|e| format!("{}: {e}", p.display()))
+    };
+    write(&record)?;
+    let (archive, left_out) = pack(&ctx.work, &rel, &step.name, &ctx.out)?;
+    if !left_out.is_empty() {
+        record.notes.extend(left_out);
+        write(&record)?;
+        pack(&ctx.work, &rel, &step.name, &ctx.out)?;
+    }
+    let state = if record.complete {
+        "complete"
+    } else {
+        "INCOMPLETE"
+    };
+    let mut line = format!(
+        "{}: {state} in {:.0} s, exit codes {:?}, {}",
+        step.name,
+        record.elapsed_s,
+        record.exits,
+        archive
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    );
+    for n in &record.notes {
+        line.push_str(&format!("\n  {n}"));
+    }
+    println!("{line}");
+    Ok((line, record.complete))
+}
+
+/// Writes `summary.txt` and checks everything under `--out` against what comes back.
+fn write_summary(
+    ctx: &Ctx,
+    lines: &[String],
+    started: Instant,
+    budget: f64,
+) -> Result<(), AppError> {
+    let mut text = format!(
+        "ptx-litmus campaign on {} ({} backend), {:.0} s of a {:.0} s budget\n",
+        ctx.machine,
+        ctx.backend,
+        started.elapsed().as_secs_f64(),
+        budget
+    );
+    for l in lines {
+        text.push_str(l);
+        text.push('\n');
+    }
+    text.push_str("unpack with: ptx-litmus campaign unpack <archives>\n");
+    std::fs::write(ctx.out.join("summary.txt"), &text)?;
+    print!(
+        "{}",
+        text.lines()
+            .skip(1)
+            .filter(|l| l.starts_with("not run"))
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+    );
+    match limits::check(&ctx.out) {
+        Ok(files) => println!(
+            "{} file(s) under {} come back",
+            files.len(),
+            ctx.out.display()
+        ),
+        Err(problems) => {
+            return Err(format!(
+                "--out {} would not all come back: {}",
+                ctx.out.display(),
+                problems.join("; ")
+            )
+            .into())
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_read_in_seconds_or_minutes() {
+        assert_eq!(budget_seconds("540s"), Ok(540.0));
+        assert_eq!(budget_seconds("9m"), Ok(540.0));
+        assert_eq!(budget_seconds("12.5"), Ok(12.5));
+        for bad in ["", "0", "-1s", "xs", "inf", "100000"] {
+            assert!(budget_seconds(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! What a campaign has done: each step's result folder holds a `campaign.json` record of the
+//! step (its manifest line, whether it completed, on what machine, in how many processes).
+//! `campaign status` and `campaign run` read these from `results/` to find the next steps.
+
+use super::manifest::Step;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The name of a step's record inside its result folder.
+pub const RECORD: &str = "campaign.json";
+
+/// The format tag of a step record.
+pub const FORMAT: &str = "ptx-litmus-campaign-step/1";
+
+/// One step as it ran.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StepRecord {
+    /// [`FORMAT`].
+    pub format: String,
+    /// The step's name.
+    pub step: String,
+    /// Its manifest line.
+    pub command: String,
+    /// The backend it ran on (`cuda`, `cpu`).
+    pub backend: String,
+    /// The machine folder its results belong in (`results/<machine>/`).
+    pub machine: String,
+    /// The result folder's name (`results/<machine>/<run>/`).
+    pub run: String,
+    /// When it started (RFC 3339).
+    pub started: String,
+    /// Wall-clock seconds it took.
+    pub elapsed_s: f64,
+    /// Whether every part of it ran (every test recorded or skipped with its reason).
+    pub complete: bool,
+    /// The exit code of each process it took (a run that lost its device goes on in another).
+    pub exits: Vec<i32>,
+    /// What the step left out or went through, one line each.
+    pub notes: Vec<String>,
+}
+
+/// A step record found under a results folder, with where it was.
+#[derive(Clone, Debug)]
+pub struct Found {
+    /// The record.
+    pub record: StepRecord,
+    /// Its result folder.
+    pub dir: PathBuf,
+}
+
+/// Every step record under `results/<machine>/<run>/`; unreadable ones are skipped with a
+/// warning line each in the second list.
+pub fn found(results: &Path) -> (Vec<Found>, Vec<String>) {
+    let mut out = Vec::new();
+    let mut warnings = Vec::new();
+    let Ok(machines) = std::fs::read_dir(results) else {
+        return (out, warnings);
+    };
+    for m in machines.flatten().filter(|e| e.path().is_dir()) {
+        let Ok(runs) = std::fs::read_dir(m.path()) else {
+            continue;
+        };
+        for r in runs.flatten() {
+            let p = r.path().join(RECORD);
+            if !p.is_file() {
+                continue;
+            }
+            match read(&p) {
+                Ok(record) => out.push(Found {
+                    record,
+                    dir: r.path(),
+                }),
+                Err(e) => warnings.push(e),
+            }
+        }
+    }
+    out.sort_by(|a, b| a.dir.cmp(&b.dir));
+    (out, warnings)
+}
+
+/// Reads one step record.
+pub fn read(path: &Path) -> Result<StepRecord, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let r: StepRecord =
+        serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if r.format != FORMAT {
+        return Err(format!(
+            "{}: format `{}`, expected `{FORMAT}`",
+            path.display(),
+            r.format
+        ));
+    }
+    Ok(r)
+}
+
+/// Where a step of the manifest stands.
+#[derive(Clone, Debug)]
+pub enum Standing {
+    /// Completed on `backend` (the folder of the latest complete run).
+    Done(PathBuf),
+    /// Not completed yet; the folders of incomplete attempts, if any.
+    Todo(Vec<PathBuf>),
+}
+
+/// The standing of each step of `steps` on `backend`, from the records `found`.
+pub fn standing(steps: &[Step], found: &[Found], backend: &str) -> Vec<Standing> {
+    steps
+        .iter()
+        .map(|s| {
+            let mine: Vec<&Found> = found
+                .iter()
+                .filter(|f| f.record.step == s.name && f.record.backend == backend)
+                .collect();
+            match mine.iter().rev().find(|f| f.record.complete) {
+                Some(f) => Standing::Done(f.dir.clone()),
+                None => Standing::Todo(mine.iter().map(|f| f.dir.clone()).collect()),
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::campaign::manifest;
+
+    fn record(step: &str, backend: &str, complete: bool) -> StepRecord {
+        StepRecord {
+            format: FORMAT.into(),
+            step: step.into(),
+            command: String::new(),
+            backend: backend.into(),
+            machine: "m".into(),
+            run: format!("{step}-1"),
+            started: "t".into(),
+            elapsed_s: 1.0,
+            complete,
+            exits: vec![0],
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn records_on_disk_decide_what_is_done() {
+        let root = std::env::temp_dir().join(format!("progress-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let put = |dir: &str, r: &StepRecord| {
+            let d = root.join(dir);
+            std::fs::create_dir_all(&d).unwrap();
+            std::fs::write(d.join(RECORD), serde_json::to_string(r).unwrap()).unwrap();
+        };
+        put("gpu/a-1", &record("a", "cuda", true));
+        put("gpu/b-1", &record("b", "cuda", false));
+        put("cpu/c-1", &record("c", "cpu", true));
+        std::fs::create_dir_all(root.join("gpu/bad")).unwrap();
+        std::fs::write(root.join("gpu/bad").join(RECORD), "{").unwrap();
+        let steps = manifest::parse(
+            "a 1 run x\nb 1 run x\nc 1 run x\nd 1 run x\n",
+            Path::new("m"),
+        )
+        .unwrap();
+        let (found, warnings) = found(&root);
+        assert_eq!(found.len(), 3);
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        let s = standing(&steps, &found, "cuda");
+        assert!(matches!(&s[0], Standing::Done(d) if d.ends_with("gpu/a-1")));
+        assert!(matches!(&s[1], Standing::Todo(t) if t.len() == 1));
+        // Done on the CPU is not done on the GPU.
+        assert!(matches!(&s[2], Standing::Todo(t) if t.is_empty()));
+        assert!(matches!(&s[3], Standing::Todo(t) if t.is_empty()));
+        assert!(matches!(
+            &standing(&steps, &found, "cpu")[2],
+            Standing::Done(_)
+        ));
+        let _ = std::fs::remove_dir_all(&root);
+    }
+}
