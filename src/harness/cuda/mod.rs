@@ -98,6 +98,9 @@ pub fn run_measured(
     params: &RunParams,
     control: Control<'_>,
 ) -> Result<(TestRun, LaunchStats), RunError> {
+    if let Some(why) = crate::harness::health::lost() {
+        return Err(RunError::DeviceLost(why));
+    }
     let stress = Stress::preset(&params.stress).ok_or_else(|| {
         RunError::Failed(format!(
             "unknown stress preset `{}` (expected basic, interleave, stress or random-<seed>)",
