@@ -1,5 +1,6 @@
 //! Command-line types (clap). Only declarations live here; `app` does the work.
 
+use crate::codegen::Stress;
 use crate::harness::Backend;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -348,7 +349,7 @@ pub struct RunArgs {
     pub time: Option<f64>,
     /// Stress preset: basic, interleave or stress (the CPU records it and ignores GPU knobs).
     #[arg(long, default_value = "basic")]
-    pub stress: String,
+    pub stress: Stress,
     /// Seed of every random choice (default: from the clock, recorded in run.json).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -408,7 +409,7 @@ pub struct BenchGpuArgs {
     pub time: f64,
     /// Stress preset: basic, interleave, stress or random-<seed>.
     #[arg(long, default_value = "basic")]
-    pub stress: String,
+    pub stress: Stress,
     /// Backend option `key=value` (device=N, batch=N launches per synchronisation); repeatable.
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
     pub options: Vec<String>,
@@ -444,7 +445,7 @@ pub struct EmitArgs {
     pub test: PathBuf,
     /// Incantation preset: basic, interleave, stress, or random-<seed>.
     #[arg(long, default_value = "stress")]
-    pub stress: String,
+    pub stress: Stress,
     /// Write the kernel here instead of printing it.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -462,7 +463,7 @@ pub struct SassArgs {
     pub arch: String,
     /// Incantation preset of the kernels checked.
     #[arg(long, default_value = "stress")]
-    pub stress: String,
+    pub stress: Stress,
     /// Print the SASS of every role beside the mapping.
     #[arg(long)]
     pub verbose: bool,

@@ -2,6 +2,11 @@
 //!
 //! Litmus tests are parsed ([`litmus`]), their allowed outcomes computed by the CPU model checker
 //! ([`model`]), and observed final states ([`outcome`]) counted by a backend.
+//!
+//! No `unsafe` code outside two modules that say why they need it: the CUDA backend's driver
+//! calls (`harness::cuda`) and the stop-signal handler (`app::interrupt`).
+
+#![deny(unsafe_code)]
 
 pub mod app;
 pub mod campaign;

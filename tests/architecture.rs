@@ -379,3 +379,27 @@ fn the_generator_writes_tests_from_litmus_alone() {
     assert!(used.contains("litmus"), "gen's imports not read: {used:?}");
     assert!(used.iter().all(|m| m == "litmus"), "gen uses {used:?}");
 }
+
+#[test]
+fn unsafe_code_is_denied_outside_the_driver_and_the_signal_handler() {
+    // The crate root denies it, so the compiler refuses `unsafe` wherever no `allow` lifts the
+    // lint; the allows are then the whole list of places that may use it.
+    let root =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs")).unwrap();
+    assert!(root.contains("#![deny(unsafe_code)]"));
+    let allowed: Vec<String> = crate_sources()
+        .iter()
+        .filter(|s| s.text.contains("allow(unsafe_code)"))
+        .map(|s| s.module.join("::"))
+        .collect();
+    assert_eq!(allowed, ["app::interrupt", "harness"]);
+    let harness = crate_sources()
+        .into_iter()
+        .find(|s| s.module == module("harness"))
+        .unwrap();
+    let at = harness.text.find("allow(unsafe_code)").unwrap();
+    assert!(harness.text[at..]
+        .trim_start_matches("allow(unsafe_code)]")
+        .trim_start()
+        .starts_with("pub mod cuda;"));
+}

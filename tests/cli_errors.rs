@@ -228,3 +228,39 @@ fn an_unknown_backend_option_is_one_error_before_any_test_runs() {
     );
     assert!(!out.exists(), "no result set is written");
 }
+
+#[test]
+fn an_unknown_stress_preset_is_one_error_with_the_same_text_in_every_command() {
+    let dir = scratch("bad-preset");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let test = root.join("litmus/sb/SB+rlx.gpu+rlx.gpu.litmus");
+    let test = test.to_str().unwrap();
+    let out = dir.join("results");
+    let commands: [&[&str]; 4] = [
+        &["emit", test, "--stress", "nope"],
+        &["sass", test, "--stress", "nope"],
+        &[
+            "run",
+            "--backend",
+            "cpu",
+            test,
+            "--stress",
+            "nope",
+            "--out",
+            out.to_str().unwrap(),
+        ],
+        &["bench", "gpu", "--stress", "nope"],
+    ];
+    for args in commands {
+        let o = run(args, &dir);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        let err = text(&o.stderr);
+        assert!(
+            err.contains(
+                "unknown stress preset `nope` (expected basic, interleave, stress or random-<seed>)"
+            ),
+            "{args:?}: {err}"
+        );
+    }
+    assert!(!out.exists(), "no result set is written");
+}

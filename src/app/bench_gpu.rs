@@ -20,7 +20,7 @@ pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
     })?;
     let gpu = cuda::detect(device).map_err(|why| format!("bench gpu: {why}"))?;
     options.entry("device".into()).or_insert(device.to_string());
-    println!("{}; stress preset {}", gpu.describe(), args.stress);
+    println!("{}; stress preset {}", gpu.describe(), args.stress.name);
     println!(
         "{:<6} {:>7} {:>11} {:>9} {:>12} {:>11} {:>13} {:>14}",
         "shape",

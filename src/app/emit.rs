@@ -2,25 +2,13 @@
 
 use super::{AppError, Exit};
 use crate::cli::EmitArgs;
-use crate::codegen::{self, Stress};
-
-/// The preset named on the command line, or an error listing the valid names.
-pub fn preset(name: &str) -> Result<Stress, AppError> {
-    Stress::preset(name).ok_or_else(|| {
-        format!(
-            "unknown stress preset {name}: expected one of {}, or random-<seed>",
-            codegen::PRESETS.join(", ")
-        )
-        .into()
-    })
-}
+use crate::codegen;
 
 /// Runs `emit`.
 pub fn run(args: &EmitArgs) -> Result<Exit, AppError> {
-    let stress = preset(&args.stress)?;
     let test = crate::litmus::parse_file(&args.test)?;
     let kernel =
-        codegen::build(&test, &stress).map_err(|e| format!("{}: {e}", args.test.display()))?;
+        codegen::build(&test, &args.stress).map_err(|e| format!("{}: {e}", args.test.display()))?;
     for n in &kernel.notes {
         eprintln!("note: {n}");
     }

@@ -11,7 +11,6 @@
 
 use super::{bounded_check, interrupt, options_map, AppError, Exit};
 use crate::cli::RunArgs;
-use crate::codegen::Stress;
 use crate::harness::{self, cpu, Backend, Budget, Control, RunError, RunParams, TestRun};
 use crate::litmus::{self, ast::Test};
 use crate::model::ModelVerdict;
@@ -39,12 +38,6 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         Some(path) => replay_plan(path, args)?,
         None => cli_plan(args)?,
     };
-    let stress = Stress::preset(&plan.params.stress).ok_or_else(|| {
-        format!(
-            "unknown stress preset `{}` (expected basic, interleave, stress or random-<seed>)",
-            plan.params.stress
-        )
-    })?;
     let backend = choose_backend(plan.backend)?;
     if args.replay.is_none() {
         // A bad -o is one error before anything runs, not a refusal per test.
@@ -67,7 +60,7 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         run_id,
         backend.as_str(),
         std::env::args().collect(),
-        parameters(&plan.params, &stress, backend)?,
+        parameters(&plan.params, backend)?,
         results::time::rfc3339(now),
     );
     record.provenance = harness::provenance(backend);
@@ -344,7 +337,7 @@ fn replay_plan(path: &Path, args: &RunArgs) -> Result<Plan, AppError> {
         },
     };
     let mut params = RunParams::new(budget, p.seed);
-    params.stress = p.preset.clone();
+    params.stress = p.preset.parse()?;
     for (k, v) in &p.other {
         if let Some(v) = v.as_str() {
             params.options.insert(k.clone(), v.to_string());
@@ -386,9 +379,9 @@ fn choose_backend(b: Backend) -> Result<Backend, AppError> {
     }
 }
 
-fn parameters(p: &RunParams, stress: &Stress, backend: Backend) -> Result<Parameters, AppError> {
+fn parameters(p: &RunParams, backend: Backend) -> Result<Parameters, AppError> {
     let mut out = Parameters::from_run_params(p);
-    if let serde_json::Value::Object(o) = serde_json::to_value(stress)? {
+    if let serde_json::Value::Object(o) = serde_json::to_value(&p.stress)? {
         for (k, v) in o {
             if k != "name" {
                 out.incantations.insert(k, v);

@@ -1,7 +1,6 @@
 //! `ptx-litmus sass TEST|DIR`: assemble each test's kernel with ptxas, disassemble it, check
 //! that every role's operations survived, and print the PTX → SASS mapping.
 
-use super::emit::preset;
 use super::{AppError, Exit};
 use crate::cli::SassArgs;
 use crate::codegen::{self, CodegenError, Kernel};
@@ -64,7 +63,6 @@ pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
 /// The kernels of the tests under `args.paths`; a test that does not parse or generate is
 /// reported (exit 2), one whose construct codegen refuses is skipped with the reason.
 pub fn load_kernels(args: &SassArgs) -> Result<(Vec<(PathBuf, Kernel)>, Exit), AppError> {
-    let stress = preset(&args.stress)?;
     let mut exit = Exit::Success;
     let mut kernels = Vec::new();
     for (path, parsed) in litmus::load(&args.paths) {
@@ -73,7 +71,7 @@ pub fn load_kernels(args: &SassArgs) -> Result<(Vec<(PathBuf, Kernel)>, Exit), A
                 eprintln!("{e}");
                 exit = Exit::Error;
             }
-            Ok(test) => match codegen::build(&test, &stress) {
+            Ok(test) => match codegen::build(&test, &args.stress) {
                 Ok(k) => kernels.push((path, k)),
                 Err(e @ CodegenError::Unsupported { .. }) => {
                     println!("skip {}: {e}", path.display());

@@ -119,7 +119,7 @@ fn provenance(args: &SassArgs, installed: &[Installed], tests: usize) -> String 
     let _ = writeln!(
         s,
         "- architectures: {}; stress preset: {}",
-        args.arch, args.stress
+        args.arch, args.stress.name
     );
     let nvdisasm = tools::version(Tool::Nvdisasm).unwrap_or_else(|e| e.to_string());
     let _ = writeln!(s, "- disassembler for every column: nvdisasm, {nvdisasm}");

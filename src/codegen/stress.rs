@@ -59,7 +59,8 @@ impl fmt::Display for StressPattern {
     }
 }
 
-/// The incantations of one kernel.
+/// The incantations of one kernel. Parsed from a preset name (`"stress".parse()`) once, where
+/// the name is read (a flag, a recorded run), and carried typed from there.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Stress {
     /// The preset this configuration came from (`basic`, `interleave`, `stress`, `random-<seed>`).
@@ -186,6 +187,14 @@ impl Stress {
         }
     }
 
+    /// The error text of a preset name that is none of [`Stress::preset`]'s.
+    fn unknown(name: &str) -> String {
+        format!(
+            "unknown stress preset `{name}` (expected {} or random-<seed>)",
+            PRESETS.join(", ")
+        )
+    }
+
     /// A random configuration drawn from `seed` (the same seed gives the same configuration), in
     /// the ranges the literature's tuning runs explore.
     pub fn random(seed: u64) -> Stress {
@@ -283,6 +292,15 @@ impl SplitMix64 {
     }
 }
 
+impl std::str::FromStr for Stress {
+    type Err = String;
+
+    /// A preset by name, with the one error text for a name that is none.
+    fn from_str(name: &str) -> Result<Stress, String> {
+        Stress::preset(name).ok_or_else(|| Stress::unknown(name))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,6 +319,9 @@ mod tests {
         assert_ne!(Stress::random(7), Stress::random(8));
         assert_eq!(Stress::preset("random-7"), Some(Stress::random(7)));
         assert_eq!(Stress::preset("nope"), None);
+        assert_eq!("random-7".parse::<Stress>(), Ok(Stress::random(7)));
+        let e = "nope".parse::<Stress>().unwrap_err();
+        assert!(e.contains("`nope`") && e.contains("interleave"), "{e}");
     }
 
     #[test]

@@ -8,11 +8,14 @@
 //! Invariant of every [`TestRun`]: `histogram.total() + info.skipped == info.instances`.
 
 pub mod cpu;
+// The driver API is C: every call into it is `unsafe` (see the module's safety notes).
+#[allow(unsafe_code)]
 pub mod cuda;
 pub mod fault;
 pub mod health;
 pub mod watchdog;
 
+use crate::codegen::Stress;
 use crate::outcome::Histogram;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -50,8 +53,10 @@ pub struct RunParams {
     pub budget: Budget,
     /// Seed of every random choice a backend makes (placement, role-to-thread assignment).
     pub seed: u64,
-    /// Stress preset name (`basic`, `interleave`, `stress`); a backend records knobs it ignores.
-    pub stress: String,
+    /// Stress preset (`basic`, `interleave`, `stress`, `random-<seed>`), recorded by name; a
+    /// backend records knobs it ignores.
+    #[serde(with = "preset_name")]
+    pub stress: Stress,
     /// Backend options as `key=value` strings (for the CPU backend see
     /// [`cpu::CpuOptions`]); unknown keys are an error of the backend that reads them.
     pub options: BTreeMap<String, String>,
@@ -188,13 +193,68 @@ impl Budget {
     }
 }
 
+/// What a backend counted in one run of a test.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Counts {
+    /// Instances started, counted or skipped.
+    pub instances: u64,
+    /// Instances that could not complete faithfully.
+    pub skipped: u64,
+    /// Wall-clock seconds spent running.
+    pub elapsed_s: f64,
+    /// Whether the run stopped early.
+    pub partial: bool,
+}
+
+impl RunInfo {
+    /// How a run on `backend` went, its rate derived from its counts.
+    pub fn new(
+        backend: &str,
+        counts: Counts,
+        params: RunParams,
+        provenance: BTreeMap<String, String>,
+    ) -> RunInfo {
+        let instances_per_s = if counts.elapsed_s > 0.0 {
+            counts.instances as f64 / counts.elapsed_s
+        } else {
+            0.0
+        };
+        RunInfo {
+            backend: backend.into(),
+            instances: counts.instances,
+            skipped: counts.skipped,
+            elapsed_s: counts.elapsed_s,
+            instances_per_s,
+            partial: counts.partial,
+            params,
+            provenance,
+        }
+    }
+}
+
+/// A [`Stress`] written as its preset name.
+mod preset_name {
+    use crate::codegen::Stress;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(s: &Stress, out: S) -> Result<S::Ok, S::Error> {
+        out.serialize_str(&s.name)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Stress, D::Error> {
+        String::deserialize(d)?
+            .parse()
+            .map_err(serde::de::Error::custom)
+    }
+}
+
 impl RunParams {
     /// Parameters with default preset and no options.
     pub fn new(budget: Budget, seed: u64) -> RunParams {
         RunParams {
             budget,
             seed,
-            stress: "basic".into(),
+            stress: Stress::basic(),
             options: BTreeMap::new(),
         }
     }

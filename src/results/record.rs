@@ -200,7 +200,7 @@ impl Parameters {
             Budget::Seconds(s) => (None, Some(s)),
         };
         Parameters {
-            preset: p.stress.clone(),
+            preset: p.stress.name.clone(),
             instances,
             time_budget_s,
             seed: p.seed,

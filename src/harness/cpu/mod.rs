@@ -52,7 +52,7 @@ mod wait;
 pub use options::{CpuOptions, Sync};
 pub use provenance::{cores, provenance};
 
-use crate::harness::{Control, Progress, RunError, RunInfo, RunParams, TestRun};
+use crate::harness::{Control, Counts, Progress, RunError, RunInfo, RunParams, TestRun};
 use crate::litmus::ast::Test;
 use layout::Layout;
 
@@ -137,19 +137,16 @@ pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<Test
     provenance.insert("threads".into(), prog.roles.len().to_string());
     Ok(TestRun {
         histogram: totals.histogram,
-        info: RunInfo {
-            backend: "cpu".into(),
-            instances: totals.instances,
-            skipped: totals.skipped,
-            elapsed_s: totals.elapsed_s,
-            instances_per_s: if totals.elapsed_s > 0.0 {
-                totals.instances as f64 / totals.elapsed_s
-            } else {
-                0.0
+        info: RunInfo::new(
+            "cpu",
+            Counts {
+                instances: totals.instances,
+                skipped: totals.skipped,
+                elapsed_s: totals.elapsed_s,
+                partial: totals.partial,
             },
-            partial: totals.partial,
-            params: resolved,
+            resolved,
             provenance,
-        },
+        ),
     })
 }

@@ -56,8 +56,8 @@ pub use provenance::DeviceInfo;
 pub use runner::{LaunchStats, Program};
 pub use seeds::LaunchSeeds;
 
-use crate::codegen::{CodegenError, Stress};
-use crate::harness::{Control, RunError, RunInfo, RunParams, TestRun};
+use crate::codegen::CodegenError;
+use crate::harness::{Control, Counts, RunError, RunInfo, RunParams, TestRun};
 use crate::litmus::ast::Test;
 use std::collections::BTreeMap;
 
@@ -101,15 +101,9 @@ pub fn run_measured(
     if let Some(why) = crate::harness::health::lost() {
         return Err(RunError::DeviceLost(why));
     }
-    let stress = Stress::preset(&params.stress).ok_or_else(|| {
-        RunError::Failed(format!(
-            "unknown stress preset `{}` (expected basic, interleave, stress or random-<seed>)",
-            params.stress
-        ))
-    })?;
     // A kernel whose barriers never complete would hang the GPU: refused before launch.
     crate::codegen::deadlock::check(test).map_err(|(_, why)| RunError::Unsupported(why))?;
-    let kernel = crate::codegen::build(test, &stress).map_err(|e| match e {
+    let kernel = crate::codegen::build(test, &params.stress).map_err(|e| match e {
         CodegenError::Unsupported { .. } => RunError::Unsupported(e.to_string()),
         other => RunError::Failed(other.to_string()),
     })?;
@@ -156,20 +150,17 @@ pub fn run_program(
     Ok((
         TestRun {
             histogram: m.counts.histogram,
-            info: RunInfo {
-                backend: "cuda".into(),
-                instances,
-                skipped: m.counts.skipped,
-                elapsed_s,
-                instances_per_s: if elapsed_s > 0.0 {
-                    instances as f64 / elapsed_s
-                } else {
-                    0.0
+            info: RunInfo::new(
+                "cuda",
+                Counts {
+                    instances,
+                    skipped: m.counts.skipped,
+                    elapsed_s,
+                    partial: m.partial,
                 },
-                partial: m.partial,
-                params: resolved,
+                resolved,
                 provenance,
-            },
+            ),
         },
         m.stats,
     ))
