@@ -177,6 +177,78 @@ pub enum CampaignCommand {
     /// Print the machine folder results of --backend go into (used by `campaign run`).
     #[command(hide = true)]
     Machine(CampaignMachineArgs),
+    /// Submit a `run` step of the manifest to Slurm as a job array of --tasks shards (writes
+    /// DIR/STEP.sbatch and runs sbatch; --dry-run only writes it).
+    Submit(CampaignSubmitArgs),
+    /// Run one shard of a step (what each array task runs): only the shard's tests not yet
+    /// recorded in DIR, so a rerun of a complete shard does nothing and a preempted one
+    /// resumes.
+    Task(CampaignTaskArgs),
+    /// Merge the shards of a submitted step into DIR/merged/STEP and render its report, or
+    /// list the shards missing or incomplete with the command that reruns only those.
+    Collect(CampaignCollectArgs),
+}
+
+/// Which step of which manifest, split how, kept where: what submit, task and collect share.
+#[derive(Debug, Args)]
+pub struct CampaignShards {
+    /// The campaign manifest.
+    #[arg(long, default_value = "campaign/manifest.txt")]
+    pub manifest: PathBuf,
+    /// The manifest's `run` step.
+    #[arg(long)]
+    pub step: String,
+    /// Number of shards (array tasks).
+    #[arg(long)]
+    pub tasks: u32,
+    /// The campaign folder on a file system every node sees.
+    #[arg(long)]
+    pub dir: PathBuf,
+    /// The backend the tasks run on.
+    #[arg(long, value_enum, default_value = "cuda")]
+    pub backend: Backend,
+}
+
+/// Arguments of `campaign submit`.
+#[derive(Debug, Args)]
+pub struct CampaignSubmitArgs {
+    #[command(flatten)]
+    pub shards: CampaignShards,
+    /// Generic resources per task (default `gpu:1` on the cuda backend, none on the cpu one).
+    #[arg(long)]
+    pub gres: Option<String>,
+    /// Further `#SBATCH` options, each as one argument (`--partition=gpu`, `--time=01:00:00`).
+    #[arg(long = "sbatch", allow_hyphen_values = true)]
+    pub sbatch: Vec<String>,
+    /// Options for this submission only, given to sbatch (`--hold`).
+    #[arg(long = "submit-option", allow_hyphen_values = true)]
+    pub submit_options: Vec<String>,
+    /// Write the batch script without submitting it.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Arguments of `campaign task`.
+#[derive(Debug, Args)]
+pub struct CampaignTaskArgs {
+    #[command(flatten)]
+    pub shards: CampaignShards,
+    /// Which shard, from 0 (`$SLURM_ARRAY_TASK_ID`).
+    #[arg(long)]
+    pub index: u32,
+}
+
+/// Arguments of `campaign collect`.
+#[derive(Debug, Args)]
+pub struct CampaignCollectArgs {
+    #[command(flatten)]
+    pub shards: CampaignShards,
+    /// First wait until this Slurm job has left the queue (`squeue`).
+    #[arg(long)]
+    pub wait: Option<String>,
+    /// Longest wait, in seconds.
+    #[arg(long, default_value_t = 3600.0)]
+    pub wait_timeout: f64,
 }
 
 /// Arguments every campaign subcommand shares.

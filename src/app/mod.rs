@@ -13,6 +13,8 @@ mod campaign;
 mod campaign_child;
 mod campaign_pack;
 mod campaign_run;
+mod campaign_shard;
+mod campaign_slurm;
 mod check;
 mod diff;
 mod emit;
@@ -87,6 +89,9 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
             CampaignCommand::Status(a) => campaign::status(&a),
             CampaignCommand::Unpack(a) => campaign_pack::unpack(&a),
             CampaignCommand::Machine(a) => campaign::machine(&a),
+            CampaignCommand::Submit(a) => campaign_slurm::submit(&a),
+            CampaignCommand::Task(a) => campaign_shard::task(&a),
+            CampaignCommand::Collect(a) => campaign_slurm::collect(&a),
         },
     }
 }
