@@ -224,3 +224,59 @@ fn archives_that_are_not_a_step_are_refused() {
     );
     assert!(!results.join("m/other").exists());
 }
+
+#[test]
+fn the_checked_in_preflight_and_bench_steps_run_on_the_cpu_backend() {
+    let dir = scratch("preflight");
+    let (out, results) = (dir.join("out"), dir.join("results"));
+    let args = [
+        "run",
+        "--backend",
+        "cpu",
+        "--budget",
+        "400s",
+        "--only",
+        "preflight",
+    ];
+    // Without NVIDIA tools on PATH the preflight skips memcheck and the SASS check, saying so.
+    let o = bin()
+        .arg("campaign")
+        .args(args)
+        .args(["--only", "bench", "--results"])
+        .arg(&results)
+        .arg("--out")
+        .arg(&out)
+        .env("BENCH_SECONDS", "0.1")
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap();
+    let said = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}{}", text(&o.stderr));
+    assert!(said.contains("preflight: complete"), "{said}");
+    assert!(said.contains("bench: complete"), "{said}");
+    let files = limits::check(&out).unwrap();
+    let archives: Vec<PathBuf> = files
+        .iter()
+        .filter(|(n, _)| n.ends_with(".gz") || n.ends_with(".tar"))
+        .map(|(n, _)| out.join(n))
+        .collect();
+    let o = bin()
+        .args(["campaign", "unpack", "--results"])
+        .arg(&results)
+        .args(&archives)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let report =
+        std::fs::read_to_string(step_dir(&results, "preflight").join("preflight.txt")).unwrap();
+    for preset in ["basic", "interleave", "stress"] {
+        assert!(
+            report.contains(&format!("ok      mp-{preset} (exit 0)")),
+            "{report}"
+        );
+    }
+    let bench =
+        std::fs::read_to_string(step_dir(&results, "bench").join("bench-basic.txt")).unwrap();
+    assert!(bench.contains("SB"), "{bench}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
