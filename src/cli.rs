@@ -429,6 +429,11 @@ pub struct RunArgs {
     /// repeatable.
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
     pub options: Vec<String>,
+    /// What compiles the PTX on the GPU: `jit` (the driver, the default) or `ptxas:VERSION`
+    /// (a ptxas of the toolchain store, `12.4` or `12.4.131`, whose cubin is loaded as it is);
+    /// recorded per test with the SASS hash. CUDA backend only.
+    #[arg(long, value_name = "jit|ptxas:VERSION", conflicts_with = "replay")]
+    pub compiler: Option<String>,
     /// Root directory of result sets.
     #[arg(long, default_value = "results")]
     pub out: PathBuf,

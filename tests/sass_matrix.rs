@@ -237,3 +237,61 @@ fn toolchains_lists_and_resolves_the_store() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad.stderr).contains("not an exact toolkit version"));
 }
+
+#[test]
+fn an_offline_cubin_is_what_the_matrix_checked() {
+    let Some(v) = pinned_present("an_offline_cubin_is_what_the_matrix_checked") else {
+        return;
+    };
+    use ptx_litmus::harness::cuda::compiler::{offline_cubin, Compiler};
+    let compiler: Compiler = format!("ptxas:{}", v[0]).parse().unwrap();
+    let ptxas = compiler.resolve().unwrap().expect("a ptxas, not the JIT");
+    assert_eq!(ptxas.version.to_string(), v[0]);
+    let k = mp();
+    let (cubin, lowered) = offline_cubin(&ptxas, &k.ptx, (9, 0)).unwrap();
+    assert_eq!(lowered, None);
+    let sass = tools::disassemble(&cubin).unwrap();
+    assert!(ptx_litmus::sass::check_sass(&k, &sass).ok());
+    let funcs = disasm::functions(&sass);
+    let col = Column {
+        version: v[0].clone(),
+        arch: "sm_90".into(),
+        ptxas: ptxas.ptxas(),
+    };
+    let m = matrix::build(&[("mp".to_string(), &k)], vec![col], |_, _| {});
+    assert_eq!(
+        m.rows[0].cells[0].hash.as_ref(),
+        Some(&signature::of(&k, &funcs, "").hash),
+        "the run loads the very SASS the matrix checked"
+    );
+    // A kernel too new for an old ptxas: fence.acquire needs PTX ISA 8.6.
+    let new = kernel(&load("litmus/mp/MP+fence.acq.gpu+fence.rel.gpu.litmus")).unwrap();
+    if ptxas.version < "12.7.0".parse().unwrap() {
+        let e = offline_cubin(&ptxas, &new.ptx, (9, 0)).unwrap_err();
+        assert!(e.starts_with(&format!("ptxas {} for sm_90: ", v[0])), "{e}");
+    }
+}
+
+#[test]
+fn the_cpu_backend_refuses_a_compiler() {
+    let o = bin()
+        .args([
+            "run",
+            "litmus/mp/MP+rel.gpu+acq.gpu.litmus",
+            "--backend",
+            "cpu",
+        ])
+        .args(["--compiler", "ptxas:12.4"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("only the CUDA backend compiles PTX"));
+    let bad = bin()
+        .args(["run", "--compiler", "ptxas:all"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(text(&bad.stderr).contains("expected `jit` or `ptxas:VERSION`"));
+}

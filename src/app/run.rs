@@ -11,6 +11,7 @@
 
 use super::{bounded_check, interrupt, options_map, AppError, Exit};
 use crate::cli::RunArgs;
+use crate::harness::cuda::compiler::Compiler;
 use crate::harness::{self, cpu, Backend, Budget, Control, RunError, RunParams, TestRun};
 use crate::litmus::{self, ast::Test};
 use crate::model::ModelVerdict;
@@ -42,8 +43,17 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
     if args.replay.is_none() {
         // A bad -o is one error before anything runs, not a refusal per test.
         let own = harness::fault::backend_options(&plan.params.options);
+        if backend != Backend::Cuda && own.contains_key("compiler") {
+            return Err(format!(
+                "--compiler: only the CUDA backend compiles PTX (this run uses the {} backend)",
+                backend.as_str()
+            )
+            .into());
+        }
         match backend {
-            Backend::Cuda => harness::cuda::CudaOptions::parse(&own).map(drop),
+            Backend::Cuda => {
+                harness::cuda::CudaOptions::parse(&own).and_then(|o| o.compiler.resolve().map(drop))
+            }
             _ => cpu::CpuOptions::parse(&own).map(drop),
         }
         .and_then(|()| harness::fault::parse(&plan.params.options).map(drop))
@@ -309,6 +319,10 @@ fn cli_plan(args: &RunArgs) -> Result<Plan, AppError> {
     let mut params = RunParams::new(budget, seed);
     params.stress = args.stress.clone();
     params.options = options_map(&args.options)?;
+    if let Some(c) = &args.compiler {
+        let c: Compiler = c.parse().map_err(|e| format!("--compiler: {e}"))?;
+        params.options.insert("compiler".into(), c.to_string());
+    }
     let shard = args.shard.as_deref().map(str::parse::<Shard>).transpose()?;
     Ok(Plan {
         paths: if args.paths.is_empty() {

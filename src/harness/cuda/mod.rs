@@ -11,7 +11,8 @@
 //! - `schedule`: how many launches to enqueue between two host synchronisations;
 //! - `tally`: decoding of the device histogram, the checksum and the stress self-test;
 //! - `options`: the backend's `-o key=value` options;
-//! - `provenance`: device facts as provenance entries.
+//! - `provenance`: device facts as provenance entries;
+//! - `compiler`: the driver's JIT or a toolchain store's ptxas (its cubin made offline).
 //!
 //! Driver parts: `driver` (detection, the process-wide device, sticky errors), `module` (JIT
 //! with logs, cubin kept), `buffers` (allocated and zeroed once, on the run's stream),
@@ -36,6 +37,7 @@
 //!   stress counter; otherwise the test fails with the reason.
 
 mod buffers;
+pub mod compiler;
 mod config;
 mod driver;
 mod launch;

@@ -2,7 +2,8 @@
 //! (`cuLinkAddData` + `cuLinkComplete`), which hands back the compiled cubin so that the exact
 //! machine code that runs can be saved and disassembled (`cuobjdump -sass`); the cubin is then
 //! loaded with `cuModuleLoadDataEx`. Both steps capture the JIT's info and error logs, so a bad
-//! kernel reports ptxas's own message.
+//! kernel reports ptxas's own message. A cubin made offline (`compiler=ptxas:…`) is loaded the
+//! same way, without the JIT step.
 
 use super::driver::check;
 use super::support::{log_summary, log_text};
@@ -138,9 +139,14 @@ impl Module {
         })();
         // SAFETY: `state` was created above and is destroyed exactly once.
         unsafe { sys::cuLinkDestroy(state) };
-        let cubin = linked?;
-        let info_log = logs.info();
-        let jit_wall_ms = logs.wall_ms();
+        let mut module = Module::load_cubin(linked?, test)?;
+        module.info_log = logs.info();
+        module.jit_wall_ms = logs.wall_ms();
+        Ok(module)
+    }
+
+    /// Loads a cubin made beforehand (by an offline ptxas). A context must be current.
+    pub fn load_cubin(cubin: Vec<u8>, test: &str) -> Result<Module, String> {
         let mut load_logs = JitLogs::new();
         let mut handle: sys::CUmodule = std::ptr::null_mut();
         // SAFETY: `cubin` is a complete image that outlives the call; option arrays as above.
@@ -159,8 +165,8 @@ impl Module {
         Ok(Module {
             handle,
             cubin,
-            info_log,
-            jit_wall_ms,
+            info_log: String::new(),
+            jit_wall_ms: 0.0,
         })
     }
 

@@ -1,5 +1,6 @@
 //! The CUDA backend's options, read from [`RunParams::options`](crate::harness::RunParams).
 
+use super::compiler::Compiler;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -18,6 +19,8 @@ pub struct CudaOptions {
     /// The least time a test's waits for the device may take before the test ends as timed
     /// out (`wait_s=SECONDS`, default [`DEFAULT_WAIT_S`]); a time budget raises it.
     pub wait_s: f64,
+    /// What compiles the PTX (`compiler=jit|ptxas:VERSION`, default the driver's JIT).
+    pub compiler: Compiler,
 }
 
 /// Seconds a test's waits may take at least (JIT, set-up and a batch of launches).
@@ -30,12 +33,13 @@ impl Default for CudaOptions {
             batch: None,
             sass_dir: None,
             wait_s: DEFAULT_WAIT_S,
+            compiler: Compiler::Jit,
         }
     }
 }
 
 /// Keys this backend understands.
-pub const KEYS: [&str; 4] = ["device", "batch", "sass_dir", "wait_s"];
+pub const KEYS: [&str; 5] = ["device", "batch", "sass_dir", "wait_s", "compiler"];
 
 impl CudaOptions {
     /// Reads the options, rejecting unknown keys and bad values.
@@ -69,6 +73,7 @@ impl CudaOptions {
                             format!("cuda option wait_s={v}: expected 0.001..=3600 seconds")
                         })?
                 }
+                "compiler" => o.compiler = v.parse().map_err(|e| format!("cuda option {e}"))?,
                 "sass_dir" if !v.is_empty() => o.sass_dir = Some(PathBuf::from(v)),
                 "sass_dir" => return Err("cuda option sass_dir: expected a directory".into()),
                 _ => {
@@ -118,6 +123,9 @@ mod tests {
             2.5
         );
         assert_eq!(CudaOptions::default().wait_s, DEFAULT_WAIT_S);
+        let c = CudaOptions::parse(&map(&[("compiler", "ptxas:13.0")])).unwrap();
+        assert_eq!(c.compiler.to_string(), "ptxas:13.0");
+        assert!(CudaOptions::parse(&map(&[("compiler", "nvcc")])).is_err());
         assert!(CudaOptions::parse(&map(&[("wait_s", "0")])).is_err());
         assert!(CudaOptions::parse(&map(&[("wait_s", "nan")])).is_err());
     }

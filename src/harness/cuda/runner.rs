@@ -4,6 +4,7 @@
 //! the checksum and the stress self-test.
 
 use super::buffers::Buffers;
+use super::compiler;
 use super::config::{kernel_args, ClusterMode, LaunchPlan};
 use super::driver::Gpu;
 use super::launch::{Drain, Launcher, Timer};
@@ -98,8 +99,8 @@ pub fn execute(
     let what = format!("{}'s launches", prog.name);
     gpu.bind()?;
     let layout = prog.layout;
-    let module = Module::load(prog.ptx, prog.name)?;
-    let mut kernel = BTreeMap::new();
+    let (module, compiled) = compiler::load(prog.ptx, prog.name, gpu.info.compute, &opts.compiler)?;
+    let mut kernel: BTreeMap<String, String> = compiled.into_iter().collect();
     let sass_hash = format!("{:016x}", fnv1a64(&module.cubin));
     if let Some(dir) = &opts.sass_dir {
         save_artifacts(dir, prog, &module)?;
