@@ -116,14 +116,16 @@ fn emit_event(
     let mut addr = loc_name(ev.loc);
     let mut value = ev.value.to_string();
     match dep {
+        // `and` with 0 keeps the syntactic dependency and gives the kernel's value analysis a
+        // single value (an `xor` of a register with itself looks like any value to it).
         Some((Dep::Addr, src)) => {
             let t = code.reg();
-            code.cells.push(format!("xor {t}, {src}, {src}"));
+            code.cells.push(format!("and {t}, {src}, 0"));
             addr = format!("{addr}+{t}");
         }
         Some((Dep::Data, src)) => {
             let t = code.reg();
-            code.cells.push(format!("xor {t}, {src}, {src}"));
+            code.cells.push(format!("and {t}, {src}, 0"));
             code.cells.push(format!("add {t}, {t}, {value}"));
             value = t;
         }
