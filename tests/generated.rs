@@ -242,3 +242,21 @@ fn gen_check_finds_a_changed_file_and_bad_family_lines_are_named() {
     assert_eq!(out.status.code(), Some(2));
     assert!(err.contains("family.txt: placement `nearby`"), "{err}");
 }
+
+#[test]
+fn the_campaign_manifest_runs_every_family_once() {
+    let manifest = std::fs::read_to_string(root().join("campaign/manifest.txt")).unwrap();
+    let mut named: Vec<String> = manifest
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .flat_map(|l| l.split_whitespace())
+        .filter_map(|w| w.strip_prefix("litmus/generated/"))
+        .map(str::to_string)
+        .collect();
+    named.sort();
+    let families: Vec<String> = families().into_iter().map(|(_, f)| f.name).collect();
+    assert_eq!(
+        named, families,
+        "campaign/manifest.txt's gen- steps and litmus/generated differ"
+    );
+}
