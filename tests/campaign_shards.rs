@@ -141,5 +141,31 @@ fn shards_run_resume_and_merge_to_what_one_process_counts() {
     expected.retain(|(p, _, _)| !p.ends_with(&format!("/{hung}.litmus")));
     assert_eq!(expected.len(), 19);
     assert_eq!(totals(&merged), expected);
+
+    // A shard rerun by another build is not merged silently.
+    let part = std::fs::read_dir(dir.join("shards/1/p1"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().is_dir())
+        .unwrap()
+        .path();
+    let run_json = std::fs::read_dir(&part)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path()
+        .join("run.json");
+    let text_before = std::fs::read_to_string(&run_json).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text_before).unwrap();
+    v["git_revision"] = "0000000".into();
+    std::fs::write(&run_json, serde_json::to_string(&v).unwrap()).unwrap();
+    let o = campaign(&["collect"], &dir, &manifest);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("built from different versions"),
+        "{}",
+        text(&o.stderr)
+    );
     let _ = std::fs::remove_dir_all(&root);
 }
