@@ -276,7 +276,8 @@ pub struct CampaignRunArgs {
     /// Where the archives and summary.txt go (created; must hold nothing else).
     #[arg(long)]
     pub out: PathBuf,
-    /// Scratch folder for the steps' result sets (default: a fresh one under the temp dir).
+    /// Scratch folder for the steps' result sets, kept (default: a fresh one under the temp
+    /// dir, removed at the end).
     #[arg(long)]
     pub work: Option<PathBuf>,
     /// Run only these steps (in manifest order), done or not.

@@ -121,7 +121,12 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
         failed |= !line.1;
         lines.push(line.0);
     }
-    write_summary(&ctx, &lines, started, budget)?;
+    let summary = write_summary(&ctx, &lines, started, budget);
+    if args.work.is_none() {
+        // The archives hold everything; a scratch folder of our own is not left behind.
+        let _ = std::fs::remove_dir_all(&ctx.work);
+    }
+    summary?;
     Ok(if failed { Exit::Error } else { Exit::Success })
 }
 
