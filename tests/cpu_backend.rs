@@ -1,7 +1,8 @@
 //! The CPU backend on real threads: counts add up, SB's store buffering shows, release/acquire
 //! and fence.sc forbid what they must, unsupported constructs are refused.
 
-use ptx_litmus::harness::{cpu, Budget, Control, RunError, RunParams, TestRun};
+use ptx_litmus::harness::Options;
+use ptx_litmus::harness::{cpu, Backend, Budget, Control, RunError, RunParams, TestRun};
 use ptx_litmus::litmus::ast::*;
 use ptx_litmus::outcome::{observables, Outcome};
 use std::sync::atomic::AtomicBool;
@@ -115,9 +116,11 @@ fn sb(sem_st: StoreSem, sem_ld: LoadSem, fenced: bool) -> Test {
 fn run(t: &Test, budget: Budget, options: &[(&str, &str)]) -> Result<TestRun, RunError> {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut params = RunParams::new(budget, 42);
-    for (k, v) in options {
-        params.options.insert(k.to_string(), v.to_string());
-    }
+    let map = options
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    params.options = Options::parse(Backend::Cpu, &map).map_err(RunError::Failed)?;
     let cancel = AtomicBool::new(false);
     let mut ticks = 0;
     cpu::run(

@@ -2,6 +2,7 @@
 //! condition `litmus/expectations.tsv` marks Forbidden ever satisfies it on the CPU (the
 //! mapping's soundness, checked against the corpus's independent expectations).
 
+use ptx_litmus::harness::BackendOptions;
 use ptx_litmus::harness::{cpu, Budget, Control, RunError, RunParams};
 use ptx_litmus::litmus;
 use ptx_litmus::outcome::observables;
@@ -35,7 +36,10 @@ fn forbidden_conditions_never_hold_on_the_cpu() {
             .to_string();
         let cancel = AtomicBool::new(false);
         let mut params = RunParams::new(Budget::Instances(2_000), 5);
-        params.options.insert("batch".into(), "500".into());
+        params.options.backend = BackendOptions::Cpu(cpu::CpuOptions {
+            batch: 500,
+            ..Default::default()
+        });
         let run = match cpu::run(
             &test,
             &params,

@@ -4,13 +4,13 @@
 //! time the process got during the shape (2.00 = both cores of a 2-core machine, all the time).
 
 use super::bench_shapes::{each_shape, weak};
-use super::{options_map, AppError, Exit};
+use super::{backend_options, AppError, Exit};
 use crate::cli::BenchCpuArgs;
-use crate::harness::{cpu, Budget, RunParams};
+use crate::harness::{cpu, Backend, Budget, RunParams};
 
 /// Runs every shape for `--time` seconds and prints the table.
 pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
-    let options = options_map(&args.options)?;
+    let options = backend_options(Backend::Cpu, &args.options)?;
     println!(
         "cpu: {}, {} cores, {}",
         cpu::provenance()["cpu"],
@@ -38,7 +38,7 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
             "{:<12}  {:>7}  {:>8}  {:>12.3e}  {:>11.3e}  {:>10.2e}  {:>8}",
             name,
             test.threads.len(),
-            run.info.params.options["sync"],
+            run.info.params.options.backend.record()["sync"],
             run.info.instances_per_s,
             weak as f64 / run.info.elapsed_s,
             weak as f64 / counted as f64,

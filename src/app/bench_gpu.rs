@@ -7,19 +7,19 @@
 //! host time per launch.
 
 use super::bench_shapes::{each_shape, weak};
-use super::{options_map, AppError, Exit};
+use super::{backend_options, AppError, Exit};
 use crate::cli::BenchGpuArgs;
-use crate::harness::{cuda, Budget, RunParams};
+use crate::harness::BackendOptions;
+use crate::harness::{cuda, Backend, Budget, RunParams};
 
 /// Runs every shape for `--time` seconds and prints the table.
 pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
-    let mut options = options_map(&args.options)?;
-    let device = options.get("device").map_or(Ok(0), |d| {
-        d.parse::<i32>()
-            .map_err(|_| format!("bench gpu: device={d}: expected 0, 1, ..."))
-    })?;
+    let options = backend_options(Backend::Cuda, &args.options)?;
+    let device = match &options.backend {
+        BackendOptions::Cuda(o) => o.device,
+        BackendOptions::Cpu(_) => 0,
+    };
     let gpu = cuda::detect(device).map_err(|why| format!("bench gpu: {why}"))?;
-    options.entry("device".into()).or_insert(device.to_string());
     println!("{}; stress preset {}", gpu.describe(), args.stress.name);
     println!(
         "{:<6} {:>7} {:>11} {:>9} {:>12} {:>11} {:>13} {:>14}",

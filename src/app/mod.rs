@@ -96,6 +96,15 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
     }
 }
 
+/// `-o key=value` options parsed for `backend`, one error for a bad one before anything runs.
+pub fn backend_options(
+    backend: crate::harness::Backend,
+    options: &[String],
+) -> Result<crate::harness::Options, AppError> {
+    crate::harness::Options::parse(backend, &options_map(options)?)
+        .map_err(|e| format!("-o: {e}").into())
+}
+
 /// Backend options from repeated `-o key=value` flags (a bare `key` means `key=true`).
 pub fn options_map(
     options: &[String],

@@ -12,13 +12,15 @@
 use super::{bounded_check, interrupt, options_map, AppError, Exit};
 use crate::cli::RunArgs;
 use crate::harness::cuda::compiler::Compiler;
-use crate::harness::{self, cpu, Backend, Budget, Control, RunError, RunParams, TestRun};
+use crate::harness::{self, Backend, Budget, Control, RunError, RunParams, TestRun};
+use crate::harness::{BackendOptions, Options};
 use crate::litmus::{self, ast::Test};
 use crate::model::ModelVerdict;
 use crate::report;
 use crate::results::{self, Parameters, RunRecord, Shard, SkippedTest, TestRecord, RUN_FORMAT};
 use crate::verdict::{Class, Status};
 use indicatif::{ProgressBar, ProgressStyle};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -30,34 +32,33 @@ struct Plan {
     paths: Vec<PathBuf>,
     backend: Backend,
     params: RunParams,
+    /// The `-o key=value` options (or a recorded run's), parsed once the backend is known.
+    options: BTreeMap<String, String>,
     shard: Option<Shard>,
 }
 
 /// Runs `run`.
 pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
-    let plan = match &args.replay {
+    let mut plan = match &args.replay {
         Some(path) => replay_plan(path, args)?,
         None => cli_plan(args)?,
     };
     let backend = choose_backend(plan.backend)?;
-    if args.replay.is_none() {
-        // A bad -o is one error before anything runs, not a refusal per test.
-        let own = harness::fault::backend_options(&plan.params.options);
-        if backend != Backend::Cuda && own.contains_key("compiler") {
-            return Err(format!(
-                "--compiler: only the CUDA backend compiles PTX (this run uses the {} backend)",
-                backend.as_str()
-            )
-            .into());
-        }
-        match backend {
-            Backend::Cuda => {
-                harness::cuda::CudaOptions::parse(&own).and_then(|o| o.compiler.resolve().map(drop))
-            }
-            _ => cpu::CpuOptions::parse(&own).map(drop),
-        }
-        .and_then(|()| harness::fault::parse(&plan.params.options).map(drop))
-        .map_err(|e| format!("-o: {e}"))?;
+    // A bad -o is one error before anything runs, not a refusal per test.
+    if backend != Backend::Cuda && plan.options.contains_key("compiler") {
+        return Err(format!(
+            "--compiler: only the CUDA backend compiles PTX (this run uses the {} backend)",
+            backend.as_str()
+        )
+        .into());
+    }
+    plan.params.options =
+        Options::parse(backend, &plan.options).map_err(|e| match &args.replay {
+            Some(path) => format!("{}: option {e}", path.display()),
+            None => format!("-o: {e}"),
+        })?;
+    if let BackendOptions::Cuda(o) = &plan.params.options.backend {
+        o.compiler.resolve().map_err(|e| format!("-o: {e}"))?;
     }
     let limit = bounded_check::timeout(args.timeout)?;
     let (files, unreadable) = select_files(&plan, args.replay.is_some());
@@ -92,7 +93,7 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         batch.errors += 1;
         batch.skip(&path, why);
     }
-    batch.run_params = run_params(&plan.params, backend, &dir);
+    batch.run_params = run_params(&plan.params, &dir);
     batch.model_limit = limit;
     interrupt::install();
     for path in &files {
@@ -133,12 +134,10 @@ fn select_files(plan: &Plan, replay: bool) -> (Vec<PathBuf>, Vec<(PathBuf, Strin
 /// The backend parameters of every test: the GPU backend keeps each kernel's driver-compiled
 /// cubin, PTX and JIT log with the result set, for `cuobjdump -sass` (the directory is not a
 /// parameter of the run: replays write their own).
-fn run_params(params: &RunParams, backend: Backend, dir: &Path) -> RunParams {
+fn run_params(params: &RunParams, dir: &Path) -> RunParams {
     let mut p = params.clone();
-    if backend == Backend::Cuda {
-        p.options
-            .entry("sass_dir".into())
-            .or_insert_with(|| dir.join("sass").display().to_string());
+    if let BackendOptions::Cuda(o) = &mut p.options.backend {
+        o.sass_dir.get_or_insert_with(|| dir.join("sass"));
     }
     p
 }
@@ -318,10 +317,10 @@ fn cli_plan(args: &RunArgs) -> Result<Plan, AppError> {
     });
     let mut params = RunParams::new(budget, seed);
     params.stress = args.stress.clone();
-    params.options = options_map(&args.options)?;
+    let mut options = options_map(&args.options)?;
     if let Some(c) = &args.compiler {
         let c: Compiler = c.parse().map_err(|e| format!("--compiler: {e}"))?;
-        params.options.insert("compiler".into(), c.to_string());
+        options.insert("compiler".into(), c.to_string());
     }
     let shard = args.shard.as_deref().map(str::parse::<Shard>).transpose()?;
     Ok(Plan {
@@ -332,6 +331,7 @@ fn cli_plan(args: &RunArgs) -> Result<Plan, AppError> {
         },
         backend: args.backend.unwrap_or(Backend::Auto),
         params,
+        options,
         shard,
     })
 }
@@ -352,11 +352,11 @@ fn replay_plan(path: &Path, args: &RunArgs) -> Result<Plan, AppError> {
     };
     let mut params = RunParams::new(budget, p.seed);
     params.stress = p.preset.parse()?;
-    for (k, v) in &p.other {
-        if let Some(v) = v.as_str() {
-            params.options.insert(k.clone(), v.to_string());
-        }
-    }
+    let options = p
+        .other
+        .iter()
+        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
+        .collect();
     let backend = match args.backend {
         Some(b) => b,
         None => rec.backend.parse()?,
@@ -368,6 +368,7 @@ fn replay_plan(path: &Path, args: &RunArgs) -> Result<Plan, AppError> {
         paths: rec.test_paths.iter().map(PathBuf::from).collect(),
         backend,
         params,
+        options,
         shard: rec.shard,
     })
 }
@@ -407,9 +408,10 @@ fn parameters(p: &RunParams, backend: Backend) -> Result<Parameters, AppError> {
         // (`kernel.instances_per_launch`, `kernel.launches`).
         return Ok(out);
     }
-    let batch = cpu::CpuOptions::parse(&harness::fault::backend_options(&p.options))
-        .map(|o| o.batch as u64)
-        .unwrap_or(0);
+    let batch = match &p.options.backend {
+        BackendOptions::Cpu(o) => o.batch as u64,
+        BackendOptions::Cuda(_) => 0,
+    };
     out.instances_per_iteration = Some(batch);
     out.iterations = out.instances.map(|n| n.div_ceil(batch.max(1)));
     Ok(out)
@@ -472,8 +474,8 @@ fn test_record(
     rec.notes.insert("backend".into(), info.backend.clone());
     rec.notes
         .insert("instances_run".into(), info.instances.to_string());
-    for (k, v) in &info.params.options {
-        rec.notes.insert(format!("{}.{k}", info.backend), v.clone());
+    for (k, v) in info.params.options.backend.record() {
+        rec.notes.insert(format!("{}.{k}", info.backend), v);
     }
     if let Some(t) = info.provenance.get("threads") {
         rec.notes.insert("threads".into(), t.clone());

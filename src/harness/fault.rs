@@ -45,6 +45,14 @@ pub fn parse(options: &BTreeMap<String, String>) -> Result<Option<Injection>, St
     }
 }
 
+/// The value of [`KEY`] that [`parse`] reads back as `injection`.
+pub fn spell(injection: &Injection) -> String {
+    match injection {
+        Injection::Hang(name, d) => format!("hang:{name}:{}", d.as_secs_f64()),
+        Injection::Fault(name) => format!("fault:{name}"),
+    }
+}
+
 /// The options a backend sees: all but [`KEY`].
 pub fn backend_options(options: &BTreeMap<String, String>) -> BTreeMap<String, String> {
     let mut o = options.clone();

@@ -13,6 +13,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod fault;
 pub mod health;
+pub mod options;
 pub mod watchdog;
 
 use crate::codegen::Stress;
@@ -46,8 +47,33 @@ pub enum Budget {
     Seconds(f64),
 }
 
+/// The options of the backend that runs a test.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BackendOptions {
+    /// The CPU backend's.
+    Cpu(cpu::CpuOptions),
+    /// The CUDA backend's.
+    Cuda(cuda::CudaOptions),
+}
+
+impl Default for BackendOptions {
+    fn default() -> BackendOptions {
+        BackendOptions::Cpu(cpu::CpuOptions::default())
+    }
+}
+
+/// What `-o key=value` options say: the backend's own options and a fault to inject, if any.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// The backend's options.
+    pub backend: BackendOptions,
+    /// A hang or device fault to inject into one test (`inject=...`), for the tests of the
+    /// recovery paths.
+    pub inject: Option<fault::Injection>,
+}
+
 /// Everything that decides how a test is run; recorded in results so a run can be replayed.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunParams {
     /// How long to run each test.
     pub budget: Budget,
@@ -55,15 +81,13 @@ pub struct RunParams {
     pub seed: u64,
     /// Stress preset (`basic`, `interleave`, `stress`, `random-<seed>`), recorded by name; a
     /// backend records knobs it ignores.
-    #[serde(with = "preset_name")]
     pub stress: Stress,
-    /// Backend options as `key=value` strings (for the CPU backend see
-    /// [`cpu::CpuOptions`]); unknown keys are an error of the backend that reads them.
-    pub options: BTreeMap<String, String>,
+    /// Backend options, parsed for the backend that runs (recorded as `key=value` pairs).
+    pub options: Options,
 }
 
 /// How a run went: size, speed, and the machine it ran on.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RunInfo {
     /// The backend that ran it (`cpu`, `cuda`).
     pub backend: String,
@@ -85,7 +109,7 @@ pub struct RunInfo {
 }
 
 /// One test's observed histogram and how it was obtained.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct TestRun {
     /// Final states seen, counted.
     pub histogram: Histogram,
@@ -232,22 +256,6 @@ impl RunInfo {
     }
 }
 
-/// A [`Stress`] written as its preset name.
-mod preset_name {
-    use crate::codegen::Stress;
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    pub fn serialize<S: Serializer>(s: &Stress, out: S) -> Result<S::Ok, S::Error> {
-        out.serialize_str(&s.name)
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Stress, D::Error> {
-        String::deserialize(d)?
-            .parse()
-            .map_err(serde::de::Error::custom)
-    }
-}
-
 impl RunParams {
     /// Parameters with default preset and no options.
     pub fn new(budget: Budget, seed: u64) -> RunParams {
@@ -255,7 +263,10 @@ impl RunParams {
             budget,
             seed,
             stress: Stress::basic(),
-            options: BTreeMap::new(),
+            options: Options {
+                backend: BackendOptions::default(),
+                inject: None,
+            },
         }
     }
 }
@@ -277,14 +288,12 @@ pub fn run(
     if let Some(why) = health::lost() {
         return Err(RunError::DeviceLost(why));
     }
-    let injection = fault::parse(&params.options).map_err(RunError::Failed)?;
-    let mut own = params.clone();
-    own.options = fault::backend_options(&params.options);
-    let r = match injection.and_then(|i| fault::apply(&i, &test.name)) {
+    let injected = params.options.inject.as_ref();
+    let r = match injected.and_then(|i| fault::apply(i, &test.name)) {
         Some(e) => Err(e),
         None => match backend {
-            Backend::Cpu => cpu::run(test, &own, control),
-            Backend::Cuda => cuda::run(test, &own, control),
+            Backend::Cpu => cpu::run(test, params, control),
+            Backend::Cuda => cuda::run(test, params, control),
             Backend::Auto => Err(RunError::Failed(
                 "the backend must be resolved before running".into(),
             )),

@@ -206,8 +206,9 @@ impl Parameters {
             seed: p.seed,
             other: p
                 .options
-                .iter()
-                .map(|(k, v)| (k.clone(), serde_json::Value::String(v.clone())))
+                .record()
+                .into_iter()
+                .map(|(k, v)| (k, serde_json::Value::String(v)))
                 .collect(),
             ..Parameters::default()
         }

@@ -1,5 +1,6 @@
 //! In-process runs of the CPU backend.
 
+use ptx_litmus::harness::BackendOptions;
 use ptx_litmus::harness::{cpu, Budget, Control, RunParams, TestRun};
 use ptx_litmus::litmus::ast::Test;
 use std::sync::atomic::AtomicBool;
@@ -14,7 +15,10 @@ pub fn run(
     let cancel = AtomicBool::new(false);
     let mut params = RunParams::new(budget, seed);
     if let Some(b) = batch {
-        params.options.insert("batch".into(), b.to_string());
+        params.options.backend = BackendOptions::Cpu(cpu::CpuOptions {
+            batch: b,
+            ..Default::default()
+        });
     }
     cpu::run(
         test,

@@ -49,9 +49,10 @@ mod rng;
 mod rounds;
 mod wait;
 
-pub use options::{CpuOptions, Sync};
+pub use options::{sync_name, CpuOptions, Sync};
 pub use provenance::{cores, provenance};
 
+use crate::harness::BackendOptions;
 use crate::harness::{Control, Counts, Progress, RunError, RunInfo, RunParams, TestRun};
 use crate::litmus::ast::Test;
 use layout::Layout;
@@ -94,7 +95,11 @@ fn check_memory(prog: &program::Program, layout: &Layout, batch: usize) -> Resul
 /// The result satisfies `histogram.total() + info.skipped == info.instances`. When
 /// `control.cancel` is set the run stops after the current round and `info.partial` is true.
 pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<TestRun, RunError> {
-    let opts = CpuOptions::parse(&params.options).map_err(RunError::Failed)?;
+    let BackendOptions::Cpu(opts) = params.options.backend else {
+        return Err(RunError::Failed(
+            "the CPU backend was given the CUDA backend's options".into(),
+        ));
+    };
     let layout = Layout::new(test.locations.len(), opts.pack);
     let prog = program::compile(test, &layout).map_err(RunError::Unsupported)?;
     if prog.roles.is_empty() {
@@ -124,15 +129,10 @@ pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<Test
         },
     );
     let mut resolved = params.clone();
-    resolved
-        .options
-        .insert("batch".into(), opts.batch.to_string());
-    resolved
-        .options
-        .insert("pack".into(), opts.pack.to_string());
-    resolved
-        .options
-        .insert("sync".into(), options::sync_name(sync));
+    resolved.options.backend = BackendOptions::Cpu(CpuOptions {
+        sync: Some(sync),
+        ..opts
+    });
     let mut provenance = provenance();
     provenance.insert("threads".into(), prog.roles.len().to_string());
     Ok(TestRun {

@@ -53,12 +53,13 @@ mod views;
 mod wait;
 
 pub use config::{ArgValue, ClusterMode, DeviceLimits, LaunchPlan};
-pub use options::{CudaOptions, KEYS};
+pub use options::{CudaOptions, DEFAULT_WAIT_S, KEYS};
 pub use provenance::DeviceInfo;
 pub use runner::{LaunchStats, Program};
 pub use seeds::LaunchSeeds;
 
 use crate::codegen::CodegenError;
+use crate::harness::BackendOptions;
 use crate::harness::{Control, Counts, RunError, RunInfo, RunParams, TestRun};
 use crate::litmus::ast::Test;
 use std::collections::BTreeMap;
@@ -129,12 +130,16 @@ pub fn run_program(
     params: &RunParams,
     control: Control<'_>,
 ) -> Result<(TestRun, LaunchStats), RunError> {
-    let opts = CudaOptions::parse(&params.options).map_err(RunError::Failed)?;
+    let BackendOptions::Cuda(opts) = &params.options.backend else {
+        return Err(RunError::Failed(
+            "the CUDA backend was given the CPU backend's options".into(),
+        ));
+    };
     let gpu = driver::gpu(opts.device).map_err(RunError::Failed)?;
     // A kernel newer than the driver's JIT cannot run on this machine: the test is skipped with
     // the reason, as any other construct the backend cannot run.
     support::check_ptx_isa(prog.ptx_version, gpu.info.driver_api).map_err(RunError::Unsupported)?;
-    let m = runner::execute(gpu, prog, params, &opts, control).map_err(|e| match e {
+    let m = runner::execute(gpu, prog, params, opts, control).map_err(|e| match e {
         // A failure that came with a sticky error: the context is broken.
         RunError::Failed(why) if !driver::usable() => RunError::DeviceError(why),
         other => other,
@@ -143,10 +148,6 @@ pub fn run_program(
     provenance.extend(gpu.info.provenance());
     provenance.extend(m.kernel);
     provenance.insert("threads".into(), roles.to_string());
-    let mut resolved = params.clone();
-    resolved
-        .options
-        .insert("device".into(), opts.device.to_string());
     let instances = m.counts.checked;
     let elapsed_s = m.stats.wall_s;
     Ok((
@@ -160,7 +161,7 @@ pub fn run_program(
                     elapsed_s,
                     partial: m.partial,
                 },
-                resolved,
+                params.clone(),
                 provenance,
             ),
         },
