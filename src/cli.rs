@@ -113,6 +113,21 @@ pub enum ToolchainsAction {
         /// Comma-separated specifications.
         spec: String,
     },
+    /// Assemble the tests' kernels with each selected version into the store (`cubins/`), so
+    /// that `run --compiler ptxas:VERSION` works where the store travels without its ptxas.
+    Prebuild {
+        /// Comma-separated specifications (`12.4,13.0`, `all`).
+        spec: String,
+        /// Test files or directories.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Stress preset of the kernels (the one the runs will use).
+        #[arg(long, default_value = "stress")]
+        stress: Stress,
+        /// The GPU architecture.
+        #[arg(long, default_value = "sm_90")]
+        arch: String,
+    },
 }
 
 /// Arguments of `gen`.

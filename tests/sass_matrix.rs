@@ -248,7 +248,7 @@ fn an_offline_cubin_is_what_the_matrix_checked() {
     let ptxas = compiler.resolve().unwrap().expect("a ptxas, not the JIT");
     assert_eq!(ptxas.version.to_string(), v[0]);
     let k = mp();
-    let (cubin, lowered) = offline_cubin(&ptxas, &k.ptx, (9, 0)).unwrap();
+    let (cubin, lowered) = offline_cubin(&ptxas, &k.ptx, "sm_90").unwrap();
     assert_eq!(lowered, None);
     let sass = tools::disassemble(&cubin).unwrap();
     assert!(ptx_litmus::sass::check_sass(&k, &sass).ok());
@@ -267,7 +267,7 @@ fn an_offline_cubin_is_what_the_matrix_checked() {
     // A kernel too new for an old ptxas: fence.acquire needs PTX ISA 8.6.
     let new = kernel(&load("litmus/mp/MP+fence.acq.gpu+fence.rel.gpu.litmus")).unwrap();
     if ptxas.version < "12.7.0".parse().unwrap() {
-        let e = offline_cubin(&ptxas, &new.ptx, (9, 0)).unwrap_err();
+        let e = offline_cubin(&ptxas, &new.ptx, "sm_90").unwrap_err();
         assert!(e.starts_with(&format!("ptxas {} for sm_90: ", v[0])), "{e}");
     }
 }
@@ -294,4 +294,50 @@ fn the_cpu_backend_refuses_a_compiler() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
     assert!(text(&bad.stderr).contains("expected `jit` or `ptxas:VERSION`"));
+}
+
+#[test]
+fn prebuilt_cubins_travel_without_ptxas() {
+    let Some(v) = pinned_present("prebuilt_cubins_travel_without_ptxas") else {
+        return;
+    };
+    let real = store::resolve(&store::root(), &[v[0].parse().unwrap()]).unwrap()[0].clone();
+    let carried = fresh("sass_matrix_carried_store");
+    let dir = carried.join(format!("cuda-{}", v[0]));
+    std::fs::create_dir_all(dir.join("bin")).unwrap();
+    std::os::unix::fs::symlink(real.ptxas(), dir.join("bin/ptxas")).unwrap();
+    let test = "litmus/mp/MP+rel.gpu+acq.gpu.litmus";
+    let o = bin()
+        .args(["toolchains", "prebuild", &v[0], test, "--stress", "stress"])
+        .env(store::ENV, &carried)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("1 of 1 cubins"),
+        "{}",
+        text(&o.stdout)
+    );
+    // What travels: the cubins, not ptxas.
+    std::fs::remove_dir_all(dir.join("bin")).unwrap();
+    let listed = store::installed(&carried);
+    assert_eq!(listed.len(), 1);
+    assert!(!listed[0].has_ptxas());
+    let k = mp();
+    let cubin = std::fs::read(listed[0].cubin_path("sm_90", &k.ptx)).unwrap();
+    let sass = tools::disassemble(&cubin).unwrap();
+    assert!(ptx_litmus::sass::check_sass(&k, &sass).ok());
+    let o = bin()
+        .args(["sass", test, "--ptxas", &v[0]])
+        .env(store::ENV, &carried)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("only prebuilt cubins"),
+        "{}",
+        text(&o.stderr)
+    );
 }

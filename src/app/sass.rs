@@ -3,7 +3,7 @@
 
 use super::{AppError, Exit};
 use crate::cli::SassArgs;
-use crate::codegen::{self, CodegenError, Kernel};
+use crate::codegen::{self, CodegenError, Kernel, Stress};
 use crate::litmus;
 use crate::sass::{self, KernelCheck, Tool};
 use std::path::PathBuf;
@@ -16,7 +16,7 @@ pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
     // Fail early, with the install hint, when a tool is missing.
     sass::tools::find(Tool::Ptxas)?;
     sass::tools::find(Tool::Nvdisasm)?;
-    let (kernels, mut exit) = load_kernels(args)?;
+    let (kernels, mut exit) = load_kernels(&args.paths, &args.stress)?;
     let refs: Vec<&codegen::Kernel> = kernels.iter().map(|(_, k)| k).collect();
     let results = sass::check_many(&refs, &args.arch);
     let mut checks: Vec<KernelCheck> = Vec::new();
@@ -60,18 +60,21 @@ pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
     Ok(exit)
 }
 
-/// The kernels of the tests under `args.paths`; a test that does not parse or generate is
+/// The kernels of the tests under `paths`; a test that does not parse or generate is
 /// reported (exit 2), one whose construct codegen refuses is skipped with the reason.
-pub fn load_kernels(args: &SassArgs) -> Result<(Vec<(PathBuf, Kernel)>, Exit), AppError> {
+pub fn load_kernels(
+    paths: &[PathBuf],
+    stress: &Stress,
+) -> Result<(Vec<(PathBuf, Kernel)>, Exit), AppError> {
     let mut exit = Exit::Success;
     let mut kernels = Vec::new();
-    for (path, parsed) in litmus::load(&args.paths) {
+    for (path, parsed) in litmus::load(paths) {
         match parsed {
             Err(e) => {
                 eprintln!("{e}");
                 exit = Exit::Error;
             }
-            Ok(test) => match codegen::build(&test, &args.stress) {
+            Ok(test) => match codegen::build(&test, stress) {
                 Ok(k) => kernels.push((path, k)),
                 Err(e @ CodegenError::Unsupported { .. }) => {
                     println!("skip {}: {e}", path.display());

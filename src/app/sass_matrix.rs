@@ -26,7 +26,15 @@ fn versions(args: &SassArgs) -> Result<Vec<Installed>, AppError> {
         return Ok(out);
     }
     let specs = version::parse_specs(args.ptxas.as_deref().unwrap_or("all"))?;
-    Ok(store::resolve(&root, &specs)?)
+    let found = store::resolve(&root, &specs)?;
+    if let Some(i) = found.iter().find(|i| !i.has_ptxas()) {
+        return Err(format!(
+            "{} has only prebuilt cubins in the store, no ptxas",
+            i.version
+        )
+        .into());
+    }
+    Ok(found)
 }
 
 /// One column per (architecture, version).
@@ -49,7 +57,7 @@ fn columns(args: &SassArgs, installed: &[Installed]) -> Vec<Column> {
 pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
     let installed = versions(args)?;
     tools::find(Tool::Nvdisasm)?;
-    let (kernels, exit) = load_kernels(args)?;
+    let (kernels, exit) = load_kernels(&args.paths, &args.stress)?;
     let named: Vec<(String, &crate::codegen::Kernel)> = kernels
         .iter()
         .map(|(p, k)| (p.display().to_string(), k))

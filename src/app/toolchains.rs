@@ -2,6 +2,8 @@
 
 use super::{AppError, Exit};
 use crate::cli::{ToolchainsAction, ToolchainsArgs};
+use crate::codegen::Stress;
+use crate::harness::cuda::compiler::offline_cubin;
 use crate::toolchain::{install, store, version, Version};
 
 /// Runs `toolchains`.
@@ -10,6 +12,12 @@ pub fn run(args: &ToolchainsArgs) -> Result<Exit, AppError> {
     match &args.action {
         ToolchainsAction::List => list(&root),
         ToolchainsAction::Install { versions } => install_all(&root, versions),
+        ToolchainsAction::Prebuild {
+            spec,
+            paths,
+            stress,
+            arch,
+        } => prebuild(&root, spec, paths, stress, arch),
         ToolchainsAction::Path { spec } => {
             let specs = version::parse_specs(spec)?;
             for i in store::resolve(&root, &specs)? {
@@ -55,6 +63,44 @@ fn install_all(root: &std::path::Path, versions: &[String]) -> Result<Exit, AppE
                 exit = Exit::Error;
             }
         }
+    }
+    Ok(exit)
+}
+
+/// Writes each kernel's cubin of each selected version into the store.
+fn prebuild(
+    root: &std::path::Path,
+    spec: &str,
+    paths: &[std::path::PathBuf],
+    stress: &Stress,
+    arch: &str,
+) -> Result<Exit, AppError> {
+    let installed = store::resolve(root, &version::parse_specs(spec)?)?;
+    let (kernels, mut exit) = super::sass::load_kernels(paths, stress)?;
+    for i in installed.iter().filter(|i| i.has_ptxas()) {
+        let mut written = 0;
+        for (path, k) in &kernels {
+            let out = i.cubin_path(arch, &k.ptx);
+            let made = offline_cubin(i, &k.ptx, arch).and_then(|(cubin, _)| {
+                std::fs::create_dir_all(out.parent().expect("cubins/ has a parent"))
+                    .and_then(|()| std::fs::write(&out, cubin))
+                    .map_err(|e| format!("{}: {e}", out.display()))
+            });
+            match made {
+                Ok(()) => written += 1,
+                Err(e) => {
+                    let first = e.lines().take(2).collect::<Vec<_>>().join(" ");
+                    eprintln!("{}: {first}", path.display());
+                    exit = Exit::Error;
+                }
+            }
+        }
+        println!(
+            "{}: {written} of {} cubins in {}",
+            i.version,
+            kernels.len(),
+            i.dir.join("cubins").display()
+        );
     }
     Ok(exit)
 }

@@ -1,9 +1,15 @@
 //! The toolchain store: one folder per exact toolkit version, `cuda-<version>/bin/ptxas`, with
 //! `source.txt` naming the wheel it came from. A folder counts as installed only once its
-//! ptxas is in place (installs are staged and renamed), so an interrupted install is ignored.
+//! ptxas is in place (installs are staged and renamed), so an interrupted install is ignored,
+//! or when it holds `cubins/` made beforehand by `toolchains prebuild` (a store carried to a
+//! machine without the network may hold only those).
 
 use super::version::{Spec, Version};
+use crate::litmus::fnv1a64;
 use std::path::{Path, PathBuf};
+
+/// The folder of a version's prebuilt cubins.
+const CUBINS: &str = "cubins";
 
 /// The environment variable that names the store's folder.
 pub const ENV: &str = "PTX_LITMUS_TOOLCHAINS";
@@ -24,6 +30,18 @@ impl Installed {
     /// Its ptxas.
     pub fn ptxas(&self) -> PathBuf {
         ptxas_in(&self.dir)
+    }
+
+    /// Whether its ptxas is there (a store carried to a GPU machine may hold only cubins).
+    pub fn has_ptxas(&self) -> bool {
+        self.ptxas().is_file()
+    }
+
+    /// Where the cubin this version made of `ptx` for `arch` is kept by `toolchains prebuild`.
+    pub fn cubin_path(&self, arch: &str, ptx: &str) -> PathBuf {
+        self.dir
+            .join(CUBINS)
+            .join(format!("{arch}-{:016x}.cubin", fnv1a64(ptx.as_bytes())))
     }
 
     /// What `source.txt` says (wheel, digest, date), or an empty string.
@@ -72,9 +90,8 @@ pub fn installed(root: &Path) -> Vec<Installed> {
             let name = e.file_name().into_string().ok()?;
             let version: Version = name.strip_prefix("cuda-")?.parse().ok()?;
             let dir = e.path();
-            ptxas_in(&dir)
-                .is_file()
-                .then_some(Installed { version, dir })
+            let usable = ptxas_in(&dir).is_file() || dir.join(CUBINS).is_dir();
+            usable.then_some(Installed { version, dir })
         })
         .collect();
     out.sort_by_key(|i| i.version);
@@ -139,9 +156,25 @@ mod tests {
         fake(&root, "cuda-12.9.86", false);
         fake(&root, ".cuda-12.8.93.partial-1", true);
         fake(&root, "cuda-latest", true);
+        std::fs::create_dir_all(root.join("cuda-12.8.93/cubins")).unwrap();
         let names =
             |v: &[Installed]| -> Vec<String> { v.iter().map(|i| i.version.to_string()).collect() };
-        assert_eq!(names(&installed(&root)), ["12.4.99", "12.4.131", "13.0.88"]);
+        assert_eq!(
+            names(&installed(&root)),
+            ["12.4.99", "12.4.131", "12.8.93", "13.0.88"]
+        );
+        let carried = &installed(&root)[2];
+        assert!(!carried.has_ptxas());
+        let cubin = carried.cubin_path("sm_90", ".version 8.0");
+        assert_eq!(
+            cubin.parent(),
+            Some(root.join("cuda-12.8.93/cubins").as_path())
+        );
+        let file = cubin.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            file.starts_with("sm_90-") && file.ends_with(".cubin"),
+            "{file}"
+        );
         let specs = super::super::version::parse_specs("13,12.4").unwrap();
         assert_eq!(
             names(&resolve(&root, &specs).unwrap()),
@@ -149,7 +182,7 @@ mod tests {
         );
         let err = resolve(&root, &[Spec::Prefix(vec![12, 9])]).unwrap_err();
         assert!(err.contains("`12.9`"), "{err}");
-        assert!(err.contains("12.4.99, 12.4.131, 13.0.88"), "{err}");
+        assert!(err.contains("12.4.99, 12.4.131, 12.8.93, 13.0.88"), "{err}");
         assert!(err.contains("toolchains install"), "{err}");
         assert_eq!(installed(&root.join("absent")), vec![]);
         std::fs::remove_dir_all(&root).unwrap();

@@ -1,6 +1,7 @@
 //! Which compiler turns a kernel's PTX into the machine code that runs: the driver's JIT (the
 //! default), or a ptxas of the toolchain store (`compiler=ptxas:12.4`), whose cubin is loaded
-//! as it is. Everything here but [`load`] is pure or runs only ptxas, so it is tested without
+//! as it is: the one `toolchains prebuild` left in the store when there is one (a GPU machine
+//! may have no ptxas), else one made now. Everything here but [`load`] is pure or runs only ptxas, so it is tested without
 //! a GPU.
 
 use super::module::Module;
@@ -64,20 +65,19 @@ pub fn arch_of(compute: (i32, i32)) -> String {
     format!("sm_{}{}", compute.0, compute.1)
 }
 
-/// A cubin made offline by `ptxas` for `compute`, with `.version` lowered once when that ptxas
+/// A cubin made offline by `ptxas` for `arch`, with `.version` lowered once when that ptxas
 /// names an older PTX ISA it accepts; returns the cubin and the ISA it was lowered to.
 pub fn offline_cubin(
     ptxas: &Installed,
     ptx: &str,
-    compute: (i32, i32),
+    arch: &str,
 ) -> Result<(Vec<u8>, Option<String>), String> {
-    let arch = arch_of(compute);
     let describe = |e: ToolError| format!("ptxas {} for {arch}: {e}", ptxas.version);
-    match tools::assemble_with(&ptxas.ptxas(), ptx, &arch) {
+    match tools::assemble_with(&ptxas.ptxas(), ptx, arch) {
         Ok(cubin) => Ok((cubin, None)),
         Err(ToolError::Failed { log, .. }) if lower_isa(ptx, &log).is_some() => {
             let (lowered, v) = lower_isa(ptx, &log).expect("checked above");
-            let cubin = tools::assemble_with(&ptxas.ptxas(), &lowered, &arch).map_err(describe)?;
+            let cubin = tools::assemble_with(&ptxas.ptxas(), &lowered, arch).map_err(describe)?;
             Ok((cubin, Some(v)))
         }
         Err(e) => Err(describe(e)),
@@ -96,7 +96,24 @@ pub fn load(
         let m = Module::load(ptx, test)?;
         return Ok((m, vec![("kernel.compiler".into(), "driver JIT".into())]));
     };
-    let (cubin, lowered) = offline_cubin(&ptxas, ptx, compute)?;
+    let arch = arch_of(compute);
+    let prebuilt = ptxas.cubin_path(&arch, ptx);
+    if prebuilt.is_file() {
+        let cubin = std::fs::read(&prebuilt).map_err(|e| format!("{}: {e}", prebuilt.display()))?;
+        let label = format!("ptxas {} (prebuilt)", ptxas.version);
+        return Ok((
+            Module::load_cubin(cubin, test)?,
+            vec![("kernel.compiler".into(), label)],
+        ));
+    }
+    if !ptxas.has_ptxas() {
+        return Err(format!(
+            "the store has no ptxas {} and no cubin of {test} prebuilt for {arch}: run \
+             `ptx-litmus toolchains prebuild {} PATHS --stress PRESET --arch {arch}` where it is",
+            ptxas.version, ptxas.version
+        ));
+    }
+    let (cubin, lowered) = offline_cubin(&ptxas, ptx, &arch)?;
     let mut facts = vec![(
         "kernel.compiler".to_string(),
         format!("ptxas {}", ptxas.version),
