@@ -60,6 +60,13 @@ pub enum Command {
     /// candidate and consistent execution counts and the test hash. A test that does not parse
     /// or uses something the model cannot decide is reported and the batch goes on (exit 2).
     Check(CheckArgs),
+    /// Compare the built-in checker with a cat model on seeded random tests.
+    ///
+    /// Tests `0..N` of the random stream of SEED (2–4 threads over three CTAs; ld, st, fence,
+    /// atom, red with every semantics and scope) are checked by both; prints how many agree
+    /// (same allowed outcomes) and the disagreements by class: which side allows more, and the
+    /// axiom or check that excludes the outcome on the other side. Exit 1 on a disagreement.
+    ModelDiff(ModelDiffArgs),
     /// Generate the PTX kernel of a test (print it, or write it to a file).
     Emit(EmitArgs),
     /// Assemble tests' kernels with ptxas, disassemble them, and check that every memory
@@ -348,6 +355,32 @@ pub struct CheckArgs {
     /// timed out and the batch goes on).
     #[arg(long, value_name = "SECONDS", default_value_t = MODEL_TIMEOUT_S)]
     pub timeout: f64,
+    /// Judge with a cat model instead of the built-in checker: a `.cat` file (herd7's `-cat`)
+    /// or a built-in transcription, `ptx-7.5` or `ptx-6.0` (`models/`). Not with --explain or
+    /// --dot.
+    #[arg(long, value_name = "FILE.cat|ptx-7.5|ptx-6.0")]
+    pub model: Option<String>,
+}
+
+/// Arguments of `model-diff`.
+#[derive(Debug, Args)]
+pub struct ModelDiffArgs {
+    /// The cat model to compare with: a `.cat` file or `ptx-7.5`, `ptx-6.0`.
+    #[arg(
+        long,
+        value_name = "FILE.cat|ptx-7.5|ptx-6.0",
+        default_value = "ptx-7.5"
+    )]
+    pub model: String,
+    /// How many random tests.
+    #[arg(long, default_value_t = 1000)]
+    pub tests: u64,
+    /// The seed of the random stream.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Print the first test of each class.
+    #[arg(long)]
+    pub examples: bool,
 }
 
 /// Arguments of `bench model`.

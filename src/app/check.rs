@@ -78,7 +78,7 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     })
 }
 
-fn report_error(args: &CheckArgs, path: &Path, msg: &str) {
+pub(super) fn report_error(args: &CheckArgs, path: &Path, msg: &str) {
     if args.json {
         println!(
             "{}",
@@ -94,7 +94,7 @@ fn report_error(args: &CheckArgs, path: &Path, msg: &str) {
     }
 }
 
-fn outcome_json(obs: &[Observable], o: &Outcome) -> Json {
+pub(super) fn outcome_json(obs: &[Observable], o: &Outcome) -> Json {
     let mut m = Map::new();
     for (k, v) in obs.iter().zip(&o.0) {
         m.insert(k.to_string(), json!(v));
@@ -102,7 +102,7 @@ fn outcome_json(obs: &[Observable], o: &Outcome) -> Json {
     Json::Object(m)
 }
 
-fn quantifier(q: Quantifier) -> &'static str {
+pub(super) fn quantifier(q: Quantifier) -> &'static str {
     match q {
         Quantifier::Exists => "exists",
         Quantifier::NotExists => "~exists",
@@ -204,7 +204,7 @@ fn text(test: &Test, v: &ModelVerdict, secs: f64) -> String {
     s
 }
 
-fn condition(test: &Test) -> String {
+pub(super) fn condition(test: &Test) -> String {
     let p = prop_text(&test.condition.prop);
     let p = if p.starts_with('(') {
         p

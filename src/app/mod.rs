@@ -16,12 +16,14 @@ mod campaign_run;
 mod campaign_shard;
 mod campaign_slurm;
 mod check;
+mod check_cat;
 mod diff;
 mod emit;
 mod gen;
 mod interrupt;
 mod list;
 mod merge;
+mod model_diff;
 mod report;
 mod run;
 mod sass;
@@ -70,7 +72,9 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
         Command::Diff(args) => diff::run(&args),
         Command::Merge(args) => merge::run(&args),
         Command::Run(args) => run::run(&args),
+        Command::Check(args) if args.model.is_some() => check_cat::run(&args),
         Command::Check(args) => check::run(&args),
+        Command::ModelDiff(args) => model_diff::run(&args),
         Command::Bench(args) => match args.target {
             BenchTarget::Cpu(a) => bench_cpu::run(&a),
             BenchTarget::Gpu(a) => bench_gpu::run(&a),

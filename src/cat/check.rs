@@ -4,9 +4,9 @@
 //! first (the PTX ISA §8 coherence order is partial), so the allowed set is exact whatever the
 //! model requires of `co`.
 
-use super::ast::Model;
+use super::ast::{Model, Stmt};
 use super::base::{static_env, with_choices};
-use super::eval::run;
+use super::eval::{run_stage, stages, Val};
 use super::matrix::{members, Mat, Set};
 use super::CatError;
 use crate::litmus::ast::{Quantifier, Test};
@@ -98,7 +98,8 @@ pub fn check(model: &Model, test: &Test) -> Result<CatVerdict, CheckError> {
         consistent: 0,
     };
     let mut failure: Option<CheckError> = None;
-    let obs = for_each_skeleton(test, &mut |sk| match skeleton(model, sk, &mut v) {
+    let st = stages(model);
+    let obs = for_each_skeleton(test, &mut |sk| match skeleton(model, &st, sk, &mut v) {
         Ok(()) => Ok(()),
         Err(CheckError::Model(e)) => Err(e),
         Err(e) => {
@@ -114,45 +115,86 @@ pub fn check(model: &Model, test: &Test) -> Result<CatVerdict, CheckError> {
     Ok(v)
 }
 
-fn skeleton(model: &Model, sk: &Skeleton, v: &mut CatVerdict) -> Result<(), CheckError> {
+/// Records outcomes excluded by the check `name`.
+fn exclude(v: &mut CatVerdict, outcomes: Vec<Outcome>, name: &str) {
+    for o in outcomes {
+        v.excluded.entry(o).or_insert_with(|| name.to_string());
+    }
+}
+
+/// Counts `k` candidates against the budget.
+fn count(v: &mut CatVerdict, k: u64) -> Result<(), CheckError> {
+    v.candidates += k;
+    if v.candidates > MAX_EVALUATIONS {
+        return Err(too_large(format!(
+            "more than {MAX_EVALUATIONS} candidate executions"
+        )));
+    }
+    Ok(())
+}
+
+/// Every candidate of one skeleton: what the program fixes is evaluated once, what reads-from
+/// and Fence-SC order fix once per such choice, the rest per coherence order.
+fn skeleton(model: &Model, st: &[u8], sk: &Skeleton, v: &mut CatVerdict) -> Result<(), CheckError> {
     let n = sk.events.len();
     let every = sk.outcomes(&vec![0; n]);
     if every.iter().all(|o| v.allowed.contains(o)) {
         return Ok(());
     }
-    let base = static_env(sk);
     let fences = fence_orders(sk)?;
     let cos = co_orders(sk)?;
+    let per_rf = (fences.len() * cos.len()) as u64;
+    let mut env0 = static_env(sk);
+    if let Some(name) = run_stage(model, st, 0, n, &mut env0).map_err(CheckError::Cat)? {
+        let rfs: u64 = sk.rf_choices.iter().map(|(_, w)| w.len() as u64).product();
+        count(v, rfs * per_rf)?;
+        exclude(v, every, &name);
+        return Ok(());
+    }
+    let rebound = bound_at(model, st, 2);
     let mut rf = Mat::empty(n);
     let mut pick = vec![0usize; sk.rf_choices.len()];
     loop {
+        if every.iter().all(|o| v.allowed.contains(o)) {
+            return Ok(());
+        }
         for (k, (r, ws)) in sk.rf_choices.iter().enumerate() {
             rf.rows.iter_mut().for_each(|row| *row &= !(1u128 << r));
             rf.rows[ws[pick[k]]] |= 1 << r;
         }
         for sf in &fences {
+            let mut env1 = env0.clone();
+            with_choices(&mut env1, &rf, &Mat::empty(n), sf);
+            if let Some(name) = run_stage(model, st, 1, n, &mut env1).map_err(CheckError::Cat)? {
+                count(v, cos.len() as u64)?;
+                exclude(v, every.clone(), &name);
+                continue;
+            }
+            // Stage 2 runs in place; the names it binds get their stage-1 values back after
+            // each coherence order.
+            let saved: Vec<(&String, Option<Val>)> = rebound
+                .iter()
+                .map(|k| (*k, env1.get(*k).cloned()))
+                .collect();
             for co in &cos {
-                v.candidates += 1;
-                if v.candidates > MAX_EVALUATIONS {
-                    return Err(too_large(format!(
-                        "more than {MAX_EVALUATIONS} candidate executions"
-                    )));
+                count(v, 1)?;
+                for (k, val) in &saved {
+                    match val {
+                        Some(x) => env1.insert((*k).clone(), x.clone()),
+                        None => env1.remove(*k),
+                    };
                 }
-                let mut env = base.clone();
-                with_choices(&mut env, &rf, co, sf);
-                match run(model, n, &mut env).map_err(CheckError::Cat)? {
+                with_choices(&mut env1, &rf, co, sf);
+                let outcomes = sk.outcomes(&co.rows);
+                match run_stage(model, st, 2, n, &mut env1).map_err(CheckError::Cat)? {
                     None => {
                         if let Some(f) = &sk.fault {
                             return Err(f.clone().into());
                         }
                         v.consistent += 1;
-                        v.allowed.extend(sk.outcomes(&co.rows));
+                        v.allowed.extend(outcomes);
                     }
-                    Some(name) => {
-                        for o in sk.outcomes(&co.rows) {
-                            v.excluded.entry(o).or_insert_with(|| name.clone());
-                        }
-                    }
+                    Some(name) => exclude(v, outcomes, &name),
                 }
             }
         }
@@ -160,6 +202,19 @@ fn skeleton(model: &Model, sk: &Skeleton, v: &mut CatVerdict) -> Result<(), Chec
             return Ok(());
         }
     }
+}
+
+/// The names the statements of `stage` bind.
+fn bound_at<'a>(model: &'a Model, st: &[u8], stage: u8) -> Vec<&'a String> {
+    let mut out = Vec::new();
+    for (stmt, _) in model.stmts.iter().zip(st).filter(|(_, k)| **k == stage) {
+        match stmt {
+            Stmt::Let(name, _) => out.push(name),
+            Stmt::LetRec(binds) => out.extend(binds.iter().map(|(n, _)| n)),
+            Stmt::Check { .. } => {}
+        }
+    }
+    out
 }
 
 /// Steps a mixed-radix counter; false after the last value.

@@ -21,7 +21,92 @@ pub type Env = HashMap<String, Val>;
 /// Evaluates `model` over `n` events in `env`; `Ok(None)` when every check passes, else the
 /// name (or line) of the first check that fails.
 pub fn run(model: &Model, n: usize, env: &mut Env) -> Result<Option<String>, CatError> {
-    for (stmt, &line) in model.stmts.iter().zip(&model.lines) {
+    let all = vec![0; model.stmts.len()];
+    run_stage(model, &all, 0, n, env)
+}
+
+/// Per statement, the latest choice of a candidate it depends on, through the definitions it
+/// reads: 0 none (fixed by the program), 1 reads-from or Fence-SC order, 2 coherence. A
+/// statement of stage `k` evaluates once per choice of stage `k`, not once per candidate.
+pub fn stages(model: &Model) -> Vec<u8> {
+    let mut stage_of: HashMap<String, u8> = HashMap::from([
+        ("rf".to_string(), 1),
+        ("sync_fence".to_string(), 1),
+        ("co".to_string(), 2),
+        ("fr".to_string(), 2),
+    ]);
+    // The highest stage of a statement that read each name so far: a later rebinding of the
+    // name may not run before that reader.
+    let mut read_at: HashMap<String, u8> = HashMap::new();
+    let mut out = Vec::new();
+    for stmt in &model.stmts {
+        let (exprs, bound): (Vec<&Expr>, Vec<&String>) = match stmt {
+            Stmt::Let(name, e) => (vec![e], vec![name]),
+            Stmt::LetRec(binds) => binds.iter().map(|(n, e)| (e, n)).unzip(),
+            Stmt::Check { expr, .. } => (vec![expr], vec![]),
+        };
+        let mut names = Vec::new();
+        for e in &exprs {
+            free_names(e, &mut names);
+        }
+        let mut k = names
+            .iter()
+            .map(|x| stage_of.get(*x).copied().unwrap_or(0))
+            .max()
+            .unwrap_or(0);
+        for b in &bound {
+            k = k.max(read_at.get(*b).copied().unwrap_or(0));
+        }
+        for x in names {
+            let r = read_at.entry(x.to_string()).or_insert(0);
+            *r = (*r).max(k);
+        }
+        for b in bound {
+            stage_of.insert(b.clone(), k);
+        }
+        out.push(k);
+    }
+    out
+}
+
+fn free_names<'a>(e: &'a Expr, out: &mut Vec<&'a str>) {
+    match e {
+        Expr::Name(n) => out.push(n),
+        Expr::Union(a, b)
+        | Expr::Inter(a, b)
+        | Expr::Diff(a, b)
+        | Expr::Seq(a, b)
+        | Expr::Cartesian(a, b) => {
+            free_names(a, out);
+            free_names(b, out);
+        }
+        Expr::Plus(a)
+        | Expr::Star(a)
+        | Expr::Opt(a)
+        | Expr::Inverse(a)
+        | Expr::Complement(a)
+        | Expr::Identity(a)
+        | Expr::Domain(a)
+        | Expr::Range(a) => free_names(a, out),
+    }
+}
+
+/// Evaluates the statements of stage `stage` (see [`stages`]) in order; `Ok(None)` when each of
+/// their checks passes, else the name (or line) of the first that fails.
+pub fn run_stage(
+    model: &Model,
+    stages: &[u8],
+    stage: u8,
+    n: usize,
+    env: &mut Env,
+) -> Result<Option<String>, CatError> {
+    for ((stmt, &line), _) in model
+        .stmts
+        .iter()
+        .zip(&model.lines)
+        .zip(stages)
+        .filter(|(_, k)| **k == stage)
+    {
         let at = |e: String| CatError::at(line, &e);
         match stmt {
             Stmt::Let(name, e) => {
@@ -164,6 +249,17 @@ mod tests {
         assert_eq!(run(&m, 3, &mut env3()).unwrap(), Some("line 2".into()));
         let m = parse("M\nflag ~empty po as f\n~acyclic po? as cyc").unwrap();
         assert_eq!(run(&m, 3, &mut env3()).unwrap(), None);
+    }
+
+    #[test]
+    fn statements_are_staged_by_the_choices_they_read() {
+        let m =
+            parse("M\nlet a = po\nlet b = rf | a\nlet co = co+\nlet c = a\nacyclic b\nempty co")
+                .unwrap();
+        assert_eq!(stages(&m), vec![0, 1, 2, 0, 1, 2]);
+        // Rebinding a name read by a later stage waits for that reader.
+        let m = parse("M\nlet b = rf | a\nlet a = po\nacyclic a").unwrap();
+        assert_eq!(stages(&m), vec![1, 1, 1]);
     }
 
     #[test]

@@ -11,10 +11,12 @@ pub mod ast;
 pub mod base;
 pub mod builtin;
 pub mod check;
+pub mod differential;
 pub mod eval;
 pub mod lexer;
 pub mod matrix;
 pub mod parser;
+pub mod random;
 
 use std::fmt;
 

@@ -100,38 +100,83 @@ pub fn for_each_skeleton(
         }
     }
     let (_, traces) = prog.domains()?;
-    let mut chosen = Vec::with_capacity(traces.len());
-    let mut count = 0u64;
-    walk(&prog, &obs, &traces, &mut chosen, &mut count, f)?;
+    let nmem = prog.memories.len();
+    // may_write[t][l]: values some trace of thread t writes to memory l.
+    let may_write = traces
+        .iter()
+        .map(|ts| {
+            let mut m = vec![BTreeSet::new(); nmem];
+            for e in ts.iter().flat_map(|t| &t.events).filter(|e| e.is_write()) {
+                m[e.loc].insert(e.value);
+            }
+            m
+        })
+        .collect();
+    let mut w = Walk {
+        prog: &prog,
+        obs: &obs,
+        traces: &traces,
+        may_write,
+        count: 0,
+    };
+    w.walk(&mut Vec::with_capacity(traces.len()), f)?;
     Ok(obs)
 }
 
-fn walk<'a>(
-    prog: &Program,
-    obs: &[Observable],
+/// The walk over combinations of traces, pruned as the checker's own walk is: a trace is
+/// tried only when each of its reads may find a write of its value.
+struct Walk<'a> {
+    prog: &'a Program,
+    obs: &'a [Observable],
     traces: &'a [Vec<Trace>],
-    chosen: &mut Vec<&'a Trace>,
-    count: &mut u64,
-    f: &mut dyn FnMut(&Skeleton) -> Result<(), ModelError>,
-) -> Result<(), ModelError> {
-    if chosen.len() == traces.len() {
-        *count += 1;
-        if *count > MAX_SKELETONS {
+    may_write: Vec<Vec<BTreeSet<Value>>>,
+    count: u64,
+}
+
+impl<'a> Walk<'a> {
+    fn walk(
+        &mut self,
+        chosen: &mut Vec<&'a Trace>,
+        f: &mut dyn FnMut(&Skeleton) -> Result<(), ModelError>,
+    ) -> Result<(), ModelError> {
+        self.count += 1;
+        if self.count > MAX_SKELETONS {
             return Err(ModelError::TooLarge {
                 what: format!("more than {MAX_SKELETONS} combinations of thread traces"),
             });
         }
-        if let Some(s) = skeleton(prog, obs, chosen)? {
-            f(&s)?;
+        let k = chosen.len();
+        if k == self.traces.len() {
+            if let Some(s) = skeleton(self.prog, self.obs, chosen)? {
+                f(&s)?;
+            }
+            return Ok(());
         }
-        return Ok(());
+        let traces = self.traces;
+        for t in &traces[k] {
+            if self.may_run(k, t, chosen) {
+                chosen.push(t);
+                self.walk(chosen, f)?;
+                chosen.pop();
+            }
+        }
+        Ok(())
     }
-    for t in &traces[chosen.len()] {
-        chosen.push(t);
-        walk(prog, obs, traces, chosen, count, f)?;
-        chosen.pop();
+
+    /// Whether every read of `t` (thread `k`) may find a write of its value: the initial one,
+    /// one of the traces chosen so far or `t`, or one a later thread may make.
+    fn may_run(&self, k: usize, t: &Trace, chosen: &[&Trace]) -> bool {
+        t.events.iter().filter(|e| e.is_read()).all(|e| {
+            let (l, v) = (e.loc, e.value);
+            self.prog.memories[l].init == v
+                || chosen
+                    .iter()
+                    .chain(std::iter::once(&t))
+                    .flat_map(|c| &c.events)
+                    .any(|w| w.is_write() && w.loc == l && w.value == v)
+                || self.may_write[k + 1..].iter().any(|m| m[l].contains(&v))
+        })
     }
-    Ok(())
 }
 
 fn skeleton(

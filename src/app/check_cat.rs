@@ -1,0 +1,118 @@
+//! `ptx-litmus check --model M`: the verdict of a cat model (a `.cat` file or a built-in
+//! transcription) per test, run by the cat interpreter, in `check`'s text or JSON format with
+//! the model named.
+
+use super::check::{condition, outcome_json, quantifier, report_error};
+use super::{AppError, Exit};
+use crate::cat::builtin::{choose, Chosen};
+use crate::cat::check::{check, CatVerdict};
+use crate::cli::CheckArgs;
+use crate::litmus::ast::Test;
+use crate::litmus::{self, hash};
+use crate::model::CheckResult;
+use serde_json::json;
+use std::fmt::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Checks every test under the given paths (default `litmus`) with the model of `--model`.
+pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
+    let paths = if args.paths.is_empty() {
+        vec![PathBuf::from("litmus")]
+    } else {
+        args.paths.clone()
+    };
+    let spec = args.model.as_deref().unwrap_or("ptx-7.5");
+    if args.explain || args.dot.is_some() {
+        return Err(
+            "--explain and --dot describe the built-in checker's executions: \
+                    leave them out with --model"
+                .to_string()
+                .into(),
+        );
+    }
+    let model = choose(spec)?;
+    let mut failed = 0usize;
+    for (path, parsed) in litmus::load(&paths) {
+        let test = match parsed {
+            Ok(t) => t,
+            Err(e) => {
+                failed += 1;
+                report_error(args, &path, &e.to_string());
+                continue;
+            }
+        };
+        let start = Instant::now();
+        match check(&model.model, &test) {
+            Ok(v) if args.json => println!("{}", json_line(&path, &test, &model, &v)),
+            Ok(v) => print!("{}", text(&test, &model, &v, start.elapsed().as_secs_f64())),
+            Err(e) => {
+                failed += 1;
+                report_error(args, &path, &format!("{}: {e}", test.name));
+            }
+        }
+    }
+    Ok(if failed == 0 {
+        Exit::Success
+    } else {
+        Exit::Error
+    })
+}
+
+fn result_word(r: CheckResult) -> &'static str {
+    match r {
+        CheckResult::Ok => "Ok",
+        CheckResult::No => "No",
+    }
+}
+
+fn json_line(path: &Path, test: &Test, m: &Chosen, v: &CatVerdict) -> String {
+    let obs = &v.observables;
+    json!({
+        "path": path.display().to_string(),
+        "name": test.name,
+        "hash": hash(test),
+        "model": m.name,
+        "model_title": m.model.title,
+        "quantifier": quantifier(test.condition.quantifier),
+        "condition": condition(test),
+        "result": result_word(v.result(test)),
+        "observables": obs.iter().map(|o| o.to_string()).collect::<Vec<_>>(),
+        "allowed": v.allowed.iter().map(|o| outcome_json(obs, o)).collect::<Vec<_>>(),
+        "excluded": v.excluded.iter().map(|(o, check)| json!({
+            "outcome": outcome_json(obs, o),
+            "check": check,
+        })).collect::<Vec<_>>(),
+        "candidates": v.candidates,
+        "consistent": v.consistent,
+    })
+    .to_string()
+}
+
+fn text(test: &Test, m: &Chosen, v: &CatVerdict, secs: f64) -> String {
+    let obs = &v.observables;
+    let mut s = String::new();
+    let _ = writeln!(s, "Test {}", test.name);
+    let _ = writeln!(s, "Model {} ({})", m.name, m.model.title);
+    let _ = writeln!(s, "States {}", v.allowed.len());
+    for o in &v.allowed {
+        let _ = writeln!(s, "{}", o.display(obs));
+    }
+    let _ = writeln!(s, "{}", result_word(v.result(test)));
+    let pos = v
+        .allowed
+        .iter()
+        .filter(|o| o.satisfies(obs, &test.condition.prop))
+        .count();
+    let _ = writeln!(s, "Witnesses");
+    let _ = writeln!(s, "Positive: {pos} Negative: {}", v.allowed.len() - pos);
+    let _ = writeln!(s, "Condition {}", condition(test));
+    for (o, check) in &v.excluded {
+        let _ = writeln!(s, "Excluded {} by {check}", o.display(obs));
+    }
+    let _ = writeln!(s, "Candidates {} Consistent {}", v.candidates, v.consistent);
+    let _ = writeln!(s, "Time {} {secs:.6}", test.name);
+    let _ = writeln!(s, "Hash={}", hash(test));
+    let _ = writeln!(s);
+    s
+}

@@ -1,0 +1,144 @@
+//! The built-in checker against a cat model on the same test: which outcomes only one of them
+//! allows, each with the axiom (built-in) or check (cat) that excludes it on the other side;
+//! over a stream of random tests, counts of agreements and of disagreements by class.
+
+use super::ast::Model;
+use super::check::check as cat_check;
+use super::random::test_text;
+use crate::litmus::{self, ast::Test};
+use crate::outcome::Outcome;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Where the two sides differ on one test.
+#[derive(Clone, Debug, Default)]
+pub struct Comparison {
+    /// Outcomes the built-in checker allows and the model forbids, with the model's check.
+    pub only_builtin: Vec<(Outcome, String)>,
+    /// Outcomes the model allows and the built-in checker forbids, with the built-in axiom.
+    pub only_cat: Vec<(Outcome, String)>,
+}
+
+impl Comparison {
+    /// Whether both allow the same outcomes.
+    pub fn agrees(&self) -> bool {
+        self.only_builtin.is_empty() && self.only_cat.is_empty()
+    }
+
+    /// The class of the disagreement: which side allows more, and the check or axiom excluding
+    /// the first such outcome on the other side (`None` when they agree).
+    pub fn class(&self) -> Option<String> {
+        if let Some((_, axiom)) = self.only_cat.first() {
+            return Some(format!("model allows more; built-in excludes by {axiom}"));
+        }
+        self.only_builtin
+            .first()
+            .map(|(_, check)| format!("built-in allows more; model excludes by {check}"))
+    }
+}
+
+/// Compares the built-in checker with `model` on `test`.
+pub fn compare(model: &Model, test: &Test) -> Result<Comparison, String> {
+    let b = crate::model::check(test).map_err(|e| format!("built-in: {e}"))?;
+    let c = cat_check(model, test).map_err(|e| format!("model: {e}"))?;
+    let axiom_of = |o: &Outcome| {
+        b.excluded
+            .iter()
+            .find(|e| &e.outcome == o)
+            .map_or("no candidate".to_string(), |e| e.axiom.name().to_string())
+    };
+    let check_of = |o: &Outcome| {
+        c.excluded
+            .get(o)
+            .cloned()
+            .unwrap_or_else(|| "no candidate".into())
+    };
+    Ok(Comparison {
+        only_builtin: b
+            .allowed
+            .difference(&c.allowed)
+            .map(|o| (o.clone(), check_of(o)))
+            .collect(),
+        only_cat: c
+            .allowed
+            .difference(&b.allowed)
+            .map(|o| (o.clone(), axiom_of(o)))
+            .collect(),
+    })
+}
+
+/// What a differential run found.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// Tests compared.
+    pub tests: usize,
+    /// Tests with RMWs (`atom`, `red`) among them.
+    pub with_rmw: usize,
+    /// Tests on which both sides allow the same outcomes.
+    pub agree: usize,
+    /// Per class: how many tests, and the text of the first one.
+    pub classes: BTreeMap<String, (usize, String)>,
+    /// Tests one side could not decide (too large), with the reason.
+    pub undecided: Vec<String>,
+    /// The test that took longest (both sides), and its seconds.
+    pub slowest: Option<(String, f64)>,
+}
+
+/// Compares the two sides on random tests `0..count` of the stream of `seed`.
+pub fn run(model: &Model, seed: u64, count: u64) -> Summary {
+    let mut s = Summary::default();
+    for i in 0..count {
+        let text = test_text(seed, i);
+        let test = litmus::parse(&text, Path::new("random.litmus"))
+            .expect("the generator writes valid tests");
+        let start = std::time::Instant::now();
+        let compared = compare(model, &test);
+        let secs = start.elapsed().as_secs_f64();
+        if s.slowest.as_ref().is_none_or(|(_, t)| secs > *t) {
+            s.slowest = Some((test.name.clone(), secs));
+        }
+        match compared {
+            Err(e) => s.undecided.push(format!("R{seed}-{i}: {e}")),
+            Ok(c) => {
+                s.tests += 1;
+                if text.contains("atom.") || text.contains("red.") {
+                    s.with_rmw += 1;
+                }
+                match c.class() {
+                    None => s.agree += 1,
+                    Some(k) => s.classes.entry(k).or_insert((0, text)).0 += 1,
+                }
+            }
+        }
+    }
+    s
+}
+
+impl Summary {
+    /// A plain-text report: counts, then each class with its count and first test.
+    pub fn report(&self, examples: bool) -> String {
+        let mut out = format!(
+            "{} tests ({} with RMWs): {} agree, {} disagree, {} undecided\n",
+            self.tests,
+            self.with_rmw,
+            self.agree,
+            self.tests - self.agree,
+            self.undecided.len()
+        );
+        for (k, (n, text)) in &self.classes {
+            out.push_str(&format!("  {n:>6}  {k}\n"));
+            if examples {
+                for l in text.lines() {
+                    out.push_str(&format!("          {l}\n"));
+                }
+            }
+        }
+        if let Some((name, secs)) = &self.slowest {
+            out.push_str(&format!("  slowest test: {name}, {secs:.3} s\n"));
+        }
+        for u in &self.undecided {
+            out.push_str(&format!("  undecided: {u}\n"));
+        }
+        out
+    }
+}
