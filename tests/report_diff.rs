@@ -52,6 +52,8 @@ fn planted_violation_and_rate_change_are_reported_and_exit_1() {
     // CoRR's weak count is 0 on both sides: compared, not significant.
     let corr = d.rates.iter().find(|r| r.name == "CoRR").unwrap();
     assert!(!corr.significant);
+    // Significant rows come first.
+    assert_eq!(d.rates[0].name, "SB");
     assert_eq!(d.threshold, 0.05 / 2.0);
     assert!(d.verdict_changes.iter().any(|c| c.name == "CoRR"
         && c.a.starts_with("conformant")
@@ -70,8 +72,12 @@ fn planted_violation_and_rate_change_are_reported_and_exit_1() {
         "{out}"
     );
     assert!(
-        out.contains("Fisher's exact"),
+        out.contains("quasi-binomial") && out.contains("phi = 1.0, 20 + 20 parts"),
         "the test used is stated: {out}"
+    );
+    assert!(
+        out.contains("Runs differ in: 1 settings\n  provenance.driver: 550.54.15 -> 560.28.03\n"),
+        "{out}"
     );
     assert!(out.contains("Only in A: 1\n  MP\n"), "{out}");
     let html = std::fs::read_to_string(&html_path).unwrap();
@@ -98,6 +104,27 @@ fn planted_violation_and_rate_change_are_reported_and_exit_1() {
     assert!(
         out.contains("Significant weak-rate changes: 0 of 3"),
         "{out}"
+    );
+}
+
+#[test]
+fn records_without_parts_are_not_tested_however_large_the_change() {
+    let root = scratch("diff-no-parts");
+    let (a, b) = two_sets(&root);
+    let strip = |dir: &Path| {
+        let mut set = read_result_set(dir).unwrap();
+        set.tests.iter_mut().for_each(|t| t.observed.parts.clear());
+        set
+    };
+    let d = diff::diff(&strip(&a), &strip(&b));
+    assert_eq!(d.significant().count(), 0);
+    assert_eq!(d.tested(), 0);
+    let sb = d.rates.iter().find(|r| r.name == "SB").unwrap();
+    assert_eq!((sb.parts, sb.test), ((0, 0), None));
+    let text = diff::text(&d);
+    assert!(
+        text.contains("Significant weak-rate changes: 0 of 0 tests compared (2 not tested"),
+        "{text}"
     );
 }
 

@@ -186,6 +186,7 @@ fn model_and_observations_of_different_tests_are_not_paired() {
             histogram: &f.histogram,
             skipped: 0,
             elapsed_s: 1.0,
+            parts: &[],
         },
     );
     assert!(matches!(refused, Err(ResultsError::HashMismatch { .. })));

@@ -14,6 +14,7 @@ pub mod cuda;
 pub mod fault;
 pub mod health;
 pub mod options;
+pub mod parts;
 pub mod watchdog;
 
 use crate::codegen::Stress;
@@ -113,6 +114,9 @@ pub struct RunInfo {
 pub struct TestRun {
     /// Final states seen, counted.
     pub histogram: Histogram,
+    /// The same counts in consecutive parts of whole rounds or launch batches ([`parts`]);
+    /// they add up to `histogram`.
+    pub parts: Vec<Histogram>,
     /// Size, speed, provenance.
     pub info: RunInfo,
 }

@@ -2,9 +2,10 @@
 //! first, then verdict changes, weak-rate changes that are statistically significant, and tests
 //! present in only one set. Tests are paired by name, and only when their hashes agree.
 
+use super::differences::{differences, Difference};
+use super::dispersion::{quasi_binomial, Dispersed};
 use super::format;
 use super::html::esc;
-use super::stats::{self, Method};
 use crate::results::{ResultSet, TestRecord};
 use crate::verdict::Status;
 use std::collections::BTreeMap;
@@ -33,12 +34,19 @@ pub struct RateChange {
     pub a: (u64, u64),
     /// Weak instances and instances in B.
     pub b: (u64, u64),
-    /// The two-sided p-value.
-    pub p: f64,
-    /// The test that computed it.
-    pub method: Method,
-    /// Whether `p` is below the Bonferroni threshold.
+    /// Parts (groups of rounds or launch batches) recorded in A and in B.
+    pub parts: (usize, usize),
+    /// The quasi-binomial comparison over the parts; `None` when too few were recorded.
+    pub test: Option<Dispersed>,
+    /// Whether the p-value is below the Bonferroni threshold.
     pub significant: bool,
+}
+
+impl RateChange {
+    /// The two-sided p-value, when the rates could be compared.
+    pub fn p(&self) -> Option<f64> {
+        self.test.map(|t| t.p)
+    }
 }
 
 /// Everything `diff` reports.
@@ -46,15 +54,18 @@ pub struct RateChange {
 pub struct Diff {
     /// Run ids of A and B.
     pub runs: (String, String),
+    /// Every setting of the two runs that differs (parameters, backend, build, machine).
+    pub setup: Vec<Difference>,
     /// Tests that are violations in B but not in A (including tests A did not run).
     pub new_violations: Vec<String>,
     /// Tests that were violations in A and are not in B.
     pub resolved_violations: Vec<String>,
     /// Status or observation changes of tests in both sets.
     pub verdict_changes: Vec<VerdictChange>,
-    /// Weak-rate comparisons of tests in both sets with data in both, by name.
+    /// Weak-rate comparisons of tests in both sets with data in both: significant ones first,
+    /// then by p-value, those that could not be compared last.
     pub rates: Vec<RateChange>,
-    /// The Bonferroni threshold: `ALPHA / rates.len()`.
+    /// The Bonferroni threshold: `ALPHA` over the number of rates compared.
     pub threshold: f64,
     /// Tests only in A.
     pub only_a: Vec<String>,
@@ -66,16 +77,23 @@ pub struct Diff {
 
 /// The description of the statistics, printed with every diff.
 pub fn method_note(d: &Diff) -> String {
+    let tested = d.tested();
     format!(
-        "Weak-rate changes: weak instances / instances of A against B, two-sided Fisher's exact \
-         test (two-sided two-proportion z-test with pooled variance when both sets together saw \
-         more than {} weak or non-weak instances); significant when p < {} / {} = {:.3e} \
-         (Bonferroni over the {} tests compared).",
-        format::count(stats::EXACT_LIMIT),
+        "Weak-rate changes: the unit is a part of a run (a group of consecutive CPU rounds or \
+         GPU launch batches, at most {} per test), not the instance, since the instances of one \
+         round share its timing and load. The weak counts of the parts are taken as \
+         quasi-binomial: their dispersion phi (at least 1) is estimated from how far the parts of \
+         each set scatter around that set's rate, and the two rates are compared by a Wald test \
+         with variance phi times the binomial's, against Student's t with the parts less 2 as \
+         degrees of freedom (a set contributes its parts less 1 when its rate is neither 0 nor \
+         1); significant when p < {} / {} = {:.3e} (Bonferroni over the {} tests compared). \
+         Tests without such degrees of freedom (too few parts; records written before parts \
+         were kept have none) are not tested.",
+        crate::harness::parts::MAX_PARTS,
         ALPHA,
-        d.rates.len().max(1),
+        tested.max(1),
         d.threshold,
-        d.rates.len()
+        tested
     )
 }
 
@@ -106,6 +124,7 @@ pub fn diff(a: &ResultSet, b: &ResultSet) -> Diff {
     let (ma, mb) = (key_map(a), key_map(b));
     let mut d = Diff {
         runs: (a.run.run_id.clone(), b.run.run_id.clone()),
+        setup: differences(&a.run, &b.run),
         new_violations: Vec::new(),
         resolved_violations: Vec::new(),
         verdict_changes: Vec::new(),
@@ -146,24 +165,39 @@ pub fn diff(a: &ResultSet, b: &ResultSet) -> Diff {
                 b: judgement(tb),
             });
         }
-        let (ka, na) = (ta.verdict.counts.weak, ta.verdict.instances);
-        let (kb, nb) = (tb.verdict.counts.weak, tb.verdict.instances);
-        if let Some((p, method)) = stats::two_proportion(ka, na, kb, nb) {
-            d.rates.push(RateChange {
-                name: k.clone(),
-                a: (ka, na),
-                b: (kb, nb),
-                p,
-                method,
-                significant: false,
-            });
+        if let Some(r) = rate_change(k, ta, tb) {
+            d.rates.push(r);
         }
     }
-    d.threshold = ALPHA / d.rates.len().max(1) as f64;
+    d.threshold = ALPHA / d.tested().max(1) as f64;
     for r in &mut d.rates {
-        r.significant = r.p < d.threshold;
+        r.significant = r.p().is_some_and(|p| p < d.threshold);
     }
+    let order = |r: &RateChange| (!r.significant, r.p().is_none(), r.p().unwrap_or(1.0));
+    d.rates.sort_by(|x, y| {
+        order(x)
+            .partial_cmp(&order(y))
+            .unwrap_or(std::cmp::Ordering::Equal)
+    });
     d
+}
+
+/// The weak rates of one test in A and B; `None` when either side has no instances.
+fn rate_change(name: &str, ta: &TestRecord, tb: &TestRecord) -> Option<RateChange> {
+    let (ka, na) = (ta.verdict.counts.weak, ta.verdict.instances);
+    let (kb, nb) = (tb.verdict.counts.weak, tb.verdict.instances);
+    if na == 0 || nb == 0 {
+        return None;
+    }
+    let (pa, pb) = (&ta.observed.parts, &tb.observed.parts);
+    Some(RateChange {
+        name: name.into(),
+        a: (ka, na),
+        b: (kb, nb),
+        parts: (pa.len(), pb.len()),
+        test: quasi_binomial(pa, pb),
+        significant: false,
+    })
 }
 
 impl Diff {
@@ -175,6 +209,11 @@ impl Diff {
     /// The significant weak-rate changes.
     pub fn significant(&self) -> impl Iterator<Item = &RateChange> {
         self.rates.iter().filter(|r| r.significant)
+    }
+
+    /// How many weak rates were compared (had enough parts).
+    pub fn tested(&self) -> usize {
+        self.rates.iter().filter(|r| r.test.is_some()).count()
     }
 }
 
@@ -191,10 +230,61 @@ fn ratio(r: &RateChange) -> String {
     }
 }
 
+/// The p-value and dispersion of a comparison, or why there is none.
+fn test_summary(r: &RateChange) -> String {
+    match r.test {
+        Some(t) => format!(
+            "p = {:.2e}, phi = {:.1}, {} + {} parts",
+            t.p, t.phi, r.parts.0, r.parts.1
+        ),
+        None => format!("not tested: {} + {} parts recorded", r.parts.0, r.parts.1),
+    }
+}
+
+/// The settings that differ between the runs, one per line.
+fn setup_text(s: &mut String, d: &Diff) {
+    if d.setup.is_empty() {
+        let _ = writeln!(s, "Runs differ in: nothing but their ids and times");
+        return;
+    }
+    let _ = writeln!(s, "Runs differ in: {} settings", d.setup.len());
+    for x in &d.setup {
+        let _ = writeln!(s, "  {}: {} -> {}", x.field, x.a, x.b);
+    }
+}
+
+/// The significant weak-rate changes and how many rates could not be compared.
+fn rates_text(s: &mut String, d: &Diff) {
+    let sig: Vec<&RateChange> = d.significant().collect();
+    let untested = d.rates.len() - d.tested();
+    let _ = write!(
+        s,
+        "\nSignificant weak-rate changes: {} of {} tests compared",
+        sig.len(),
+        d.tested()
+    );
+    if untested > 0 {
+        let _ = write!(s, " ({untested} not tested: too few parts)");
+    }
+    let _ = writeln!(s);
+    for r in sig {
+        let _ = writeln!(
+            s,
+            "  {}: {} -> {} weak/instance ({}), {}",
+            r.name,
+            rate(r.a.0, r.a.1),
+            rate(r.b.0, r.b.1),
+            ratio(r),
+            test_summary(r)
+        );
+    }
+}
+
 /// The diff as text, for the terminal.
 pub fn text(d: &Diff) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "A = {}, B = {}", d.runs.0, d.runs.1);
+    setup_text(&mut s, d);
     let list = |s: &mut String, title: &str, items: &[String]| {
         let _ = writeln!(s, "\n{title}: {}", items.len());
         for i in items {
@@ -211,25 +301,7 @@ pub fn text(d: &Diff) -> String {
     for c in &d.verdict_changes {
         let _ = writeln!(s, "  {}: {} -> {}", c.name, c.a, c.b);
     }
-    let sig: Vec<&RateChange> = d.significant().collect();
-    let _ = writeln!(
-        s,
-        "\nSignificant weak-rate changes: {} of {} tests compared",
-        sig.len(),
-        d.rates.len()
-    );
-    for r in sig {
-        let _ = writeln!(
-            s,
-            "  {}: {} -> {} weak/instance ({}), p = {:.2e} ({})",
-            r.name,
-            rate(r.a.0, r.a.1),
-            rate(r.b.0, r.b.1),
-            ratio(r),
-            r.p,
-            r.method.as_str()
-        );
-    }
+    rates_text(&mut s, d);
     list(&mut s, "Only in A", &d.only_a);
     list(&mut s, "Only in B", &d.only_b);
     list(
@@ -257,6 +329,7 @@ pub fn html(d: &Diff) -> String {
         esc(&d.runs.0),
         esc(&d.runs.1)
     );
+    setup_html(&mut h, d);
     let list = |h: &mut String, id: &str, title: &str, items: &[String], class: &str| {
         let _ = writeln!(
             h,
@@ -301,35 +374,9 @@ pub fn html(d: &Diff) -> String {
             esc(&c.b)
         );
     }
-    let _ = writeln!(
-        h,
-        "</table>\n</section>\n<section id=\"rates\">\n<h2>Weak rates ({} significant of {})</h2>\n\
-         <table>\n<tr><th>test</th><th>A weak / instances</th><th>B weak / instances</th>\
-         <th>A rate</th><th>B rate</th><th>B / A</th><th>p</th><th>test used</th>\
-         <th>significant</th></tr>",
-        d.significant().count(),
-        d.rates.len()
-    );
-    for r in &d.rates {
-        let _ = writeln!(
-            h,
-            "<tr{}><td>{}</td><td>{} / {}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{:.2e}</td><td>{}</td><td>{}</td></tr>",
-            if r.significant { " class=\"sig\"" } else { "" },
-            esc(&r.name),
-            format::count(r.a.0),
-            format::count(r.a.1),
-            format::count(r.b.0),
-            format::count(r.b.1),
-            rate(r.a.0, r.a.1),
-            rate(r.b.0, r.b.1),
-            ratio(r),
-            r.p,
-            r.method.as_str(),
-            if r.significant { "yes" } else { "no" }
-        );
-    }
-    let _ = writeln!(h, "</table>\n<p>{}</p>\n</section>", esc(&method_note(d)));
+    let _ = writeln!(h, "</table>\n</section>");
+    rates_html(&mut h, d);
+    let _ = writeln!(h, "<p>{}</p>\n</section>", esc(&method_note(d)));
     list(&mut h, "only-a", "Only in A", &d.only_a, "");
     list(&mut h, "only-b", "Only in B", &d.only_b, "");
     list(
@@ -341,4 +388,61 @@ pub fn html(d: &Diff) -> String {
     );
     let _ = writeln!(h, "</body>\n</html>");
     h
+}
+
+/// The settings that differ between the runs, as a table.
+fn setup_html(h: &mut String, d: &Diff) {
+    let _ = writeln!(
+        h,
+        "<section id=\"setup\">\n<h2>Settings that differ ({})</h2>\n<table>\n\
+         <tr><th>setting</th><th>A</th><th>B</th></tr>",
+        d.setup.len()
+    );
+    for x in &d.setup {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(&x.field),
+            esc(&x.a),
+            esc(&x.b)
+        );
+    }
+    let _ = writeln!(h, "</table>\n</section>");
+}
+
+/// Every weak-rate comparison, significant rows first (the order of `d.rates`).
+fn rates_html(h: &mut String, d: &Diff) {
+    let _ = writeln!(
+        h,
+        "<section id=\"rates\">\n<h2>Weak rates ({} significant of {} compared)</h2>\n\
+         <table>\n<tr><th>test</th><th>A weak / instances</th><th>B weak / instances</th>\
+         <th>A rate</th><th>B rate</th><th>B / A</th><th>p</th><th>phi</th><th>parts</th>\
+         <th>significant</th></tr>",
+        d.significant().count(),
+        d.tested()
+    );
+    for r in &d.rates {
+        let (p, phi) = match r.test {
+            Some(t) => (format!("{:.2e}", t.p), format!("{:.1}", t.phi)),
+            None => ("not tested".into(), "-".into()),
+        };
+        let _ = writeln!(
+            h,
+            "<tr{}><td>{}</td><td>{} / {}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td>\
+             <td>{p}</td><td>{phi}</td><td>{} + {}</td><td>{}</td></tr>",
+            if r.significant { " class=\"sig\"" } else { "" },
+            esc(&r.name),
+            format::count(r.a.0),
+            format::count(r.a.1),
+            format::count(r.b.0),
+            format::count(r.b.1),
+            rate(r.a.0, r.a.1),
+            rate(r.b.0, r.b.1),
+            ratio(r),
+            r.parts.0,
+            r.parts.1,
+            if r.significant { "yes" } else { "no" }
+        );
+    }
+    let _ = writeln!(h, "</table>");
 }

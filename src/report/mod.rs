@@ -4,6 +4,8 @@
 
 pub mod compare;
 pub mod diff;
+pub mod differences;
+pub mod dispersion;
 pub mod format;
 pub mod html;
 pub mod markdown;

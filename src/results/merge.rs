@@ -186,6 +186,12 @@ fn add_test(acc: &mut TestRecord, t: &TestRecord) -> Result<(), ResultsError> {
         .checked_add(t.observed.skipped)
         .ok_or_else(overflow)?;
     acc.observed.elapsed_s += t.observed.elapsed_s;
+    // Repeats of a test keep every part; one record without parts leaves the whole without.
+    if acc.observed.parts.is_empty() || t.observed.parts.is_empty() {
+        acc.observed.parts.clear();
+    } else {
+        acc.observed.parts.extend_from_slice(&t.observed.parts);
+    }
     for (k, v) in &t.notes {
         match acc.notes.get_mut(k) {
             // Counts add up, so that the merged record still accounts for every instance.

@@ -21,8 +21,8 @@ pub use io::{
 };
 pub use merge::merge;
 pub use record::{
-    ModelData, Observed, ObservedData, Parameters, Rates, RunRecord, SkippedTest, TestIdentity,
-    TestRecord, RUN_FORMAT, SCHEMA_VERSION, TEST_FORMAT,
+    ModelData, Observed, ObservedData, Parameters, PartCounts, Rates, RunRecord, SkippedTest,
+    TestIdentity, TestRecord, RUN_FORMAT, SCHEMA_VERSION, TEST_FORMAT,
 };
 pub use shard::Shard;
 pub use writer::{SetWriter, LOCK_FILE};

@@ -119,6 +119,20 @@ pub struct ObservedData {
     pub skipped: u64,
     /// Seconds spent running the test.
     pub elapsed_s: f64,
+    /// Instances and weak instances of consecutive parts of the run (whole CPU rounds or GPU
+    /// launch batches), in order; they add up to the verdict's counts. Empty in records
+    /// written before parts were kept: such a record has no honest unit for comparing rates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<PartCounts>,
+}
+
+/// One part of a run: instances judged (skipped ones excluded) and those ending weak.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PartCounts {
+    /// Instances of the part in the histogram.
+    pub instances: u64,
+    /// Instances of the part ending in a weak outcome.
+    pub weak: u64,
 }
 
 /// Derived rates, stored so that readers need not recompute them.
@@ -189,6 +203,8 @@ pub struct Observed<'a> {
     pub skipped: u64,
     /// Seconds spent.
     pub elapsed_s: f64,
+    /// The histogram by consecutive rounds or launch batches (may be empty).
+    pub parts: &'a [Histogram],
 }
 
 impl Parameters {
@@ -277,6 +293,7 @@ impl TestRecord {
                 hash: observed.hash.into(),
                 skipped: observed.skipped,
                 elapsed_s: observed.elapsed_s,
+                parts: part_counts(&verdict, observed.parts),
             },
             rates: Rates::of(&verdict, observed.elapsed_s),
             verdict,
@@ -315,6 +332,7 @@ impl TestRecord {
                 histogram: &run.histogram,
                 skipped: run.info.skipped,
                 elapsed_s: run.info.elapsed_s,
+                parts: &run.parts,
             },
         )
     }
@@ -333,6 +351,32 @@ impl TestRecord {
     pub fn instances(&self) -> u64 {
         self.verdict.instances
     }
+}
+
+/// Each part's instances and weak instances, weak as `verdict` classes the outcomes; none when
+/// the parts do not add up to the verdict's instances (they would not describe this run).
+fn part_counts(verdict: &TestVerdict, parts: &[Histogram]) -> Vec<PartCounts> {
+    if parts.iter().map(Histogram::total).sum::<u64>() != verdict.instances {
+        return Vec::new();
+    }
+    let weak: std::collections::BTreeSet<&Outcome> = verdict
+        .outcomes
+        .iter()
+        .filter(|o| o.class == verdict::Class::Weak)
+        .map(|o| &o.values)
+        .collect();
+    parts
+        .iter()
+        .map(|h| PartCounts {
+            instances: h.total(),
+            weak: h
+                .counts
+                .iter()
+                .filter(|(o, _)| weak.contains(o))
+                .map(|(_, n)| n)
+                .sum(),
+        })
+        .collect()
 }
 
 fn check_pairing(name: &str, test: &str, model: &str, observed: &str) -> Result<(), ResultsError> {

@@ -3,7 +3,7 @@
 //! histogram accounts for every instance run. A crafted or damaged record is refused with the
 //! field named, so a reader never turns it into a different verdict.
 
-use super::record::{RunRecord, TestRecord};
+use super::record::{PartCounts, RunRecord, TestRecord};
 use crate::verdict::{self, Class};
 use std::collections::BTreeSet;
 
@@ -39,7 +39,33 @@ pub fn test_record(t: &TestRecord) -> Result<(), String> {
         ));
     }
     classes_match_model(t)?;
-    instances_accounted(t)
+    instances_accounted(t)?;
+    parts_add_up(t)
+}
+
+/// The parts, when kept, add up to the verdict's instances and weak instances.
+fn parts_add_up(t: &TestRecord) -> Result<(), String> {
+    let parts = &t.observed.parts;
+    if parts.is_empty() {
+        return Ok(());
+    }
+    let sum = |f: fn(&PartCounts) -> u64| {
+        parts
+            .iter()
+            .try_fold(0u64, |acc, p| acc.checked_add(f(p)))
+            .ok_or("observed.parts: counts overflow 64 bits")
+    };
+    let (instances, weak) = (sum(|p| p.instances)?, sum(|p| p.weak)?);
+    if parts.iter().any(|p| p.weak > p.instances) {
+        return Err("observed.parts: a part has more weak instances than instances".into());
+    }
+    if (instances, weak) != (t.verdict.instances, t.verdict.counts.weak) {
+        return Err(format!(
+            "observed.parts: {instances} instances and {weak} weak, but the verdict has {} and {}",
+            t.verdict.instances, t.verdict.counts.weak
+        ));
+    }
+    Ok(())
 }
 
 /// Each outcome's class is the one the stored model data gives it.

@@ -174,6 +174,26 @@ pub fn suite(k: Knobs) -> Vec<Fixture> {
     ]
 }
 
+/// Rounds each fixture's histogram is spread over.
+pub const PARTS: u64 = 20;
+
+/// `h` spread as evenly as counts allow over `k` consecutive parts (as rounds of one steady
+/// rate would be, minus the noise).
+pub fn even_parts(h: &Histogram, k: u64) -> Vec<Histogram> {
+    let share = |n: u64, j: u64| n * (j + 1) / k - n * j / k;
+    (0..k)
+        .map(|j| Histogram {
+            counts: h
+                .counts
+                .iter()
+                .map(|(o, &n)| (o.clone(), share(n, j)))
+                .filter(|(_, n)| *n > 0)
+                .collect(),
+            unexpected: share(h.unexpected, j),
+        })
+        .collect()
+}
+
 /// The records of a suite, every test taking `elapsed_s` seconds.
 pub fn records(fixtures: &[Fixture], elapsed_s: f64) -> Vec<TestRecord> {
     fixtures
@@ -195,6 +215,7 @@ pub fn records(fixtures: &[Fixture], elapsed_s: f64) -> Vec<TestRecord> {
                     histogram: &f.histogram,
                     skipped: 0,
                     elapsed_s,
+                    parts: &even_parts(&f.histogram, PARTS),
                 },
             )
             .expect("hashes agree")

@@ -137,6 +137,7 @@ pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<Test
     provenance.insert("threads".into(), prog.roles.len().to_string());
     Ok(TestRun {
         histogram: totals.histogram,
+        parts: totals.parts,
         info: RunInfo::new(
             "cpu",
             Counts {

@@ -14,6 +14,7 @@ use super::options::Sync;
 use super::program::{Program, Source, MAX_REGS, SLOT_WORDS};
 use super::rng::Rng;
 use super::wait::{wait_until, SpinBarrier};
+use crate::harness::parts::Parts;
 use crate::harness::Budget;
 use crate::outcome::Histogram;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -25,6 +26,8 @@ use std::time::{Duration, Instant};
 pub struct Totals {
     /// Outcome counts.
     pub histogram: Histogram,
+    /// The same counts by consecutive rounds.
+    pub parts: Vec<Histogram>,
     /// Instances given up.
     pub skipped: u64,
     /// Instances run (counted or skipped).
@@ -68,9 +71,34 @@ struct Shared<'a> {
     assignment: Vec<AtomicUsize>,
     /// Instances in the current round (0 = stop).
     count: AtomicUsize,
-    totals: Mutex<(Histogram, u64)>,
+    totals: Mutex<Tally>,
     done_instances: AtomicU64,
     finished: AtomicBool,
+}
+
+/// What the workers counted: the finished rounds, and the round they are flushing.
+#[derive(Default)]
+struct Tally {
+    histogram: Histogram,
+    skipped: u64,
+    parts: Parts,
+    /// The round being flushed, and how many workers flushed it so far.
+    round: Histogram,
+    flushed: usize,
+}
+
+impl Tally {
+    /// Takes one worker's counts of the current round; the last of `workers` closes the round.
+    fn flush(&mut self, local: &mut LocalCounts, workers: usize) {
+        local.flush(&mut self.round, &mut self.skipped);
+        self.flushed += 1;
+        if self.flushed == workers {
+            self.histogram.merge(&self.round);
+            self.parts.push(&self.round);
+            self.round = Histogram::default();
+            self.flushed = 0;
+        }
+    }
 }
 
 /// Runs `prog` under `plan` until the budget is spent or `cancel` is set, calling `tick` with
@@ -111,7 +139,7 @@ pub fn run(
         end: SpinBarrier::new(roles),
         assignment: (0..roles).map(AtomicUsize::new).collect(),
         count: AtomicUsize::new(0),
-        totals: Mutex::new((Histogram::default(), 0)),
+        totals: Mutex::new(Tally::default()),
         done_instances: AtomicU64::new(0),
         finished: AtomicBool::new(false),
     };
@@ -135,18 +163,19 @@ pub fn run(
                 tick(
                     sh.done_instances.load(Ordering::Relaxed),
                     started.elapsed().as_secs_f64(),
-                    &t.0,
+                    &t.histogram,
                 );
             }
         }
     });
     let elapsed_s = started.elapsed().as_secs_f64();
-    let (histogram, skipped) = sh.totals.into_inner().expect("workers joined");
+    let tally = sh.totals.into_inner().expect("workers joined");
     let instances = sh.done_instances.load(Ordering::Relaxed);
-    tick(instances, elapsed_s, &histogram);
+    tick(instances, elapsed_s, &tally.histogram);
     Totals {
-        histogram,
-        skipped,
+        histogram: tally.histogram,
+        parts: tally.parts.into_histograms(),
+        skipped: tally.skipped,
         instances,
         partial: partial.load(Ordering::Relaxed),
         elapsed_s,
@@ -215,11 +244,10 @@ fn worker(w: usize, sh: &Shared, cancel: &AtomicBool, partial: &AtomicBool, star
             collect(sh, i, &mut local, &mut values);
             reset(sh, i);
         }
-        {
-            let mut t = sh.totals.lock().expect("no worker panics holding the lock");
-            let (h, skipped) = &mut *t;
-            local.flush(h, skipped);
-        }
+        sh.totals
+            .lock()
+            .expect("no worker panics holding the lock")
+            .flush(&mut local, workers);
         done += n as u64;
         if w == 0 {
             sh.done_instances.store(done, Ordering::Relaxed);

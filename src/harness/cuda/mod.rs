@@ -153,6 +153,7 @@ pub fn run_program(
     Ok((
         TestRun {
             histogram: m.counts.histogram,
+            parts: m.parts,
             info: RunInfo::new(
                 "cuda",
                 Counts {

@@ -15,9 +15,11 @@ use super::seeds::{LaunchSeeds, SETUP_SEED};
 use super::support;
 use super::tally;
 use crate::codegen::{BufferKind, DeviceCounts, Layout, Param, Stress};
+use crate::harness::parts::Parts;
 use crate::harness::watchdog;
 use crate::harness::{Control, Progress, RunError, RunParams};
 use crate::litmus::{file_stem, fnv1a64};
+use crate::outcome::Histogram;
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -75,6 +77,8 @@ impl LaunchStats {
 pub struct Measured {
     /// Decoded, checked counts.
     pub counts: DeviceCounts,
+    /// The histogram by consecutive launch batches.
+    pub parts: Vec<Histogram>,
     /// Timing.
     pub stats: LaunchStats,
     /// Whether Ctrl-C stopped it early.
@@ -168,6 +172,8 @@ pub fn execute(
     let mut expected = (false, 0u64);
     let mut partial = false;
     let mut batch_seeds = Vec::new();
+    let mut parts = Parts::default();
+    let mut before = Histogram::default();
     let timer = Timer::start(gpu.stream)?;
     let started = Instant::now();
     let mut words;
@@ -203,6 +209,8 @@ pub fn execute(
         expected = (expected.0 || any, expected.1 + at_least);
         words = buffers.read_histogram(gpu.stream, deadline, &what)?;
         let snap = tally::snapshot(layout, &words)?;
+        parts.push(&tally::since(&snap.histogram, &before));
+        before = snap.histogram.clone();
         (control.progress)(&Progress {
             instances: snap.checked,
             elapsed_s: started.elapsed().as_secs_f64(),
@@ -223,6 +231,7 @@ pub fn execute(
     }
     Ok(Measured {
         counts,
+        parts: parts.into_histograms(),
         stats,
         partial,
         kernel,

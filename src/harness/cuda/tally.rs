@@ -5,11 +5,28 @@
 
 use crate::codegen::layout::{chance, Salt};
 use crate::codegen::{DeviceCounts, Layout, Stress};
+use crate::outcome::Histogram;
 
 /// Decodes a snapshot of the histogram buffer taken between launches (for progress): the
 /// outcome counts must add up to the examined instances, whatever the number of launches.
 pub fn snapshot(layout: &Layout, words: &[u64]) -> Result<DeviceCounts, String> {
     layout.decode_histogram(words).map_err(|e| e.to_string())
+}
+
+/// The counts `now` holds beyond `before`, an earlier snapshot of the same histogram: one
+/// launch batch's part.
+pub fn since(now: &Histogram, before: &Histogram) -> Histogram {
+    let mut part = Histogram {
+        counts: Default::default(),
+        unexpected: now.unexpected.saturating_sub(before.unexpected),
+    };
+    for (o, &n) in &now.counts {
+        let d = n.saturating_sub(before.counts.get(o).copied().unwrap_or(0));
+        if d > 0 {
+            part.counts.insert(o.clone(), d);
+        }
+    }
+    part
 }
 
 /// Memory operations the stress CTAs issue in one launch that draws memory stress: every
@@ -92,6 +109,22 @@ mod tests {
     use crate::codegen::Counter;
     use crate::litmus;
     use crate::outcome::Outcome;
+
+    #[test]
+    fn a_batch_part_is_the_difference_of_two_snapshots() {
+        let h = |a: u64, b: u64, u: u64| Histogram {
+            counts: [(Outcome(vec![0]), a), (Outcome(vec![1]), b)]
+                .into_iter()
+                .filter(|(_, n)| *n > 0)
+                .collect(),
+            unexpected: u,
+        };
+        let mut sum = h(5, 0, 1);
+        let part = since(&h(12, 3, 1), &h(5, 0, 1));
+        assert_eq!(part, h(7, 3, 0));
+        sum.merge(&part);
+        assert_eq!(sum, h(12, 3, 1));
+    }
 
     const MP: &str = "PTX MP { x=0; y=0; }
          P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
