@@ -391,6 +391,10 @@ pub struct BenchModelArgs {
     /// Runs per test; the median run counts.
     #[arg(long, default_value_t = 5)]
     pub runs: usize,
+    /// Give up on a test whose check takes longer than this many seconds (counted as an
+    /// error, named on stderr).
+    #[arg(long, value_name = "SECONDS", default_value_t = MODEL_TIMEOUT_S)]
+    pub timeout: f64,
 }
 
 /// Arguments of `list`.

@@ -17,9 +17,13 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 fn families() -> Vec<(PathBuf, Family)> {
-    let dir = root().join("litmus/generated");
+    families_in("litmus/generated")
+}
+
+fn families_in(rel: &str) -> Vec<(PathBuf, Family)> {
+    let dir = root().join(rel);
     let mut out: Vec<(PathBuf, Family)> = std::fs::read_dir(&dir)
-        .expect("litmus/generated")
+        .unwrap_or_else(|e| panic!("{rel}: {e}"))
         .map(|e| e.unwrap().path().join("family.txt"))
         .filter(|p| p.is_file())
         .map(|p| {
@@ -33,8 +37,10 @@ fn families() -> Vec<(PathBuf, Family)> {
 
 #[test]
 fn every_committed_family_regenerates_byte_for_byte() {
-    let fams = families();
+    let mut fams = families();
     assert!(fams.len() >= 11, "only {} families", fams.len());
+    // The model's large cases for `bench model` are generated the same way.
+    fams.extend(families_in("benches/model"));
     for (path, fam) in fams {
         let dir = path.parent().unwrap();
         assert_eq!(

@@ -4,7 +4,6 @@
 use super::{AppError, Exit};
 use crate::cli::BenchModelArgs;
 use crate::litmus;
-use crate::model;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -33,6 +32,7 @@ pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
         return Err("no suite found: give paths, or run from the project root".into());
     }
     let runs = args.runs.max(1);
+    let limit = super::bounded_check::timeout(args.timeout)?;
     let mut rows = Vec::new();
     let mut all: Vec<(Duration, String)> = Vec::new();
     for suite in &suites {
@@ -44,19 +44,19 @@ pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
                 continue;
             };
             let mut samples = Vec::with_capacity(runs);
-            let mut ok = true;
+            let mut failure = None;
             for _ in 0..runs {
                 let start = Instant::now();
-                let r = model::check(&test);
+                let r = super::bounded_check::check(&test, limit);
                 samples.push(start.elapsed());
-                if r.is_err() {
-                    ok = false;
+                if let Err(e) = r {
+                    failure = Some(e);
                     break;
                 }
             }
-            if !ok {
+            if let Some(e) = failure {
                 errors += 1;
-                eprintln!("ptx-litmus: {}: the model gives an error", path.display());
+                eprintln!("ptx-litmus: {}: {e}", path.display());
                 continue;
             }
             samples.sort();

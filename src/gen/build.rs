@@ -182,7 +182,7 @@ fn threads_and_condition(cycle: &Cycle, sk: &Skeleton) -> (Vec<Vec<String>>, Vec
     (code.into_iter().map(|c| c.cells).collect(), conds)
 }
 
-fn header(t: usize, p: &Placement) -> String {
+pub(super) fn header(t: usize, p: &Placement) -> String {
     let mut s = format!("P{t}@");
     if let Some(w) = p.warp {
         let _ = write!(s, "warp {w},");

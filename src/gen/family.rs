@@ -16,13 +16,18 @@
 //! threads they include, `vol` read as `rlx.sys` and `membar` as `fence.sc`) are one test:
 //! the first in the order written.
 //!
+//! An `iriw-wide N...` family holds IRIW widened to N writers and N readers (the model's large
+//! cases), one per writer count, scope, `between` fence (`none` or a fence kind) and placement.
+//!
 //! A cuda-litmus family (`pldi26 KERNEL`) instead lists that project's axes, as its tuning
 //! files do: `tb`, `scope`, `variant`, `fence_scope`, `fence_variant`.
 
+use super::annot::FenceKind;
 use super::build::{render, systematic_name, Generated, Space, Variant};
 use super::cycle::Cycle;
 use super::place::Place;
 use super::pldi26;
+use super::wide;
 use super::GenError;
 use crate::litmus::ast::Scope;
 use std::collections::BTreeSet;
@@ -43,6 +48,8 @@ pub struct Family {
     axes: Vec<(String, Vec<String>)>,
     /// The cuda-litmus kernel, for a `pldi26` family.
     pub pldi26: Option<String>,
+    /// Writer counts of widened IRIW tests, for an `iriw-wide` family.
+    pub wide: Vec<usize>,
 }
 
 const AXES: [&str; 8] = [
@@ -53,7 +60,7 @@ const AXES: [&str; 8] = [
     "variant",
     "fence_scope",
     "fence_variant",
-    "dedup",
+    "between",
 ];
 
 impl Family {
@@ -80,9 +87,12 @@ impl Family {
         if f.name.is_empty() {
             return Err(GenError::msg("no `family NAME` line").at(path, None));
         }
-        if f.shapes.is_empty() == f.pldi26.is_none() {
+        let kinds = usize::from(!f.shapes.is_empty())
+            + usize::from(f.pldi26.is_some())
+            + usize::from(!f.wide.is_empty());
+        if kinds != 1 {
             return Err(GenError::msg(
-                "a family has `shape` lines or one `pldi26` line, not both or neither",
+                "a family has `shape` lines, one `pldi26` line or one `iriw-wide` line: one kind",
             )
             .at(path, None));
         }
@@ -110,6 +120,16 @@ impl Family {
                 self.pldi26 = Some(rest.to_string());
             }
             "pldi26" => return Err(GenError::msg("`pldi26` takes one kernel name")),
+            "iriw-wide" => {
+                self.wide = words
+                    .iter()
+                    .map(|w| {
+                        w.parse().map_err(|_| {
+                            GenError::msg(format!("iriw-wide `{w}`: expected a writer count"))
+                        })
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
             w if AXES.contains(&w) => {
                 if words.is_empty() {
                     return Err(GenError::msg(format!("`{w}` lists nothing")));
@@ -237,14 +257,42 @@ impl Family {
 
     /// The family's tests, checked to have distinct names.
     pub fn generate(&self) -> Result<Vec<Generated>, GenError> {
+        let out = if self.wide.is_empty() {
+            self.variants()?
+                .iter()
+                .map(render)
+                .collect::<Result<Vec<_>, _>>()
+        } else {
+            self.wide_tests()
+        }
+        .map_err(|e| e.at(&self.path, None))?;
         let mut names = BTreeSet::new();
-        let mut out = Vec::new();
-        for v in self.variants()? {
-            if !names.insert(v.name.clone()) {
-                return Err(GenError::msg(format!("two variants are named {}", v.name))
-                    .at(&self.path, None));
+        for g in &out {
+            if !names.insert(g.test.name.clone()) {
+                return Err(
+                    GenError::msg(format!("two variants are named {}", g.test.name))
+                        .at(&self.path, None),
+                );
             }
-            out.push(render(&v).map_err(|e| e.at(&self.path, None))?);
+        }
+        Ok(out)
+    }
+
+    fn wide_tests(&self) -> Result<Vec<Generated>, GenError> {
+        let mut out = Vec::new();
+        for &n in &self.wide {
+            for s in self.axis("scope", &["gpu"]) {
+                for b in self.axis("between", &["none"]) {
+                    let between = if b == "none" {
+                        None
+                    } else {
+                        Some(FenceKind::parse(&b)?)
+                    };
+                    for p in self.axis("placement", &["diffcta"]) {
+                        out.push(wide::iriw(n, scope_word(&s)?, between, &Place::parse(&p)?)?);
+                    }
+                }
+            }
         }
         Ok(out)
     }

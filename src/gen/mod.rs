@@ -15,6 +15,7 @@ pub mod family;
 pub mod place;
 pub mod pldi26;
 pub mod skeleton;
+pub mod wide;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
