@@ -33,6 +33,8 @@ pub enum ResultsError {
         path: PathBuf,
         /// The version found.
         found: String,
+        /// The version this build reads.
+        expected: u32,
     },
     /// Model data and observations (or two observations) of different tests were to be paired.
     HashMismatch {
@@ -88,12 +90,16 @@ impl fmt::Display for ResultsError {
                     path.display()
                 )
             }
-            ResultsError::UnknownSchema { path, found } => write!(
+            ResultsError::UnknownSchema {
+                path,
+                found,
+                expected,
+            } => write!(
                 f,
                 "{}: unknown schema_version {found}; this ptx-litmus reads schema_version {} \
                  (use the ptx-litmus release that wrote it)",
                 path.display(),
-                super::SCHEMA_VERSION
+                expected
             ),
             ResultsError::HashMismatch { path, test, what } => {
                 if let Some(p) = path {

@@ -4,7 +4,6 @@
 use super::error::ResultsError;
 use super::record::{RunRecord, TestRecord, RUN_FORMAT, SCHEMA_VERSION, TEST_FORMAT};
 use super::validate;
-use super::writer::SetWriter;
 use crate::litmus::file_stem;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -30,26 +29,7 @@ pub const TESTS_DIR: &str = "tests";
 /// The litmus7-style log inside a result set.
 pub const LOG_FILE: &str = "run.log";
 
-/// Writes `run`, one file per test and the litmus7-style log into `dir`, creating and
-/// locking it (see [`SetWriter`]). Refuses to overwrite an existing result set unless `force`;
-/// with `force` the old set (records, log, report, plots) is removed first so that none of it
-/// survives into the new one.
-pub fn write_result_set(
-    dir: &Path,
-    run: &RunRecord,
-    tests: &[TestRecord],
-    force: bool,
-) -> Result<(), ResultsError> {
-    let mut w = SetWriter::create(dir, run, force)?;
-    let mut sorted: Vec<&TestRecord> = tests.iter().collect();
-    sorted.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
-    for t in sorted {
-        w.add(t.clone())?;
-    }
-    w.finish(run)
-}
-
-/// Reads a result set written by [`write_result_set`] (or merged), checking every record's
+/// Reads a result set written by `write_result_set` (or merged), checking every record's
 /// format, schema version and hash pairing.
 pub fn read_result_set(dir: &Path) -> Result<ResultSet, ResultsError> {
     let run: RunRecord = read_record(&dir.join(RUN_FILE), RUN_FORMAT)?;
@@ -130,12 +110,14 @@ pub fn read_record<T: DeserializeOwned>(path: &Path, format: &str) -> Result<T, 
             return Err(ResultsError::UnknownSchema {
                 path: path.to_path_buf(),
                 found: v.to_string(),
+                expected: SCHEMA_VERSION,
             })
         }
         None => {
             return Err(ResultsError::UnknownSchema {
                 path: path.to_path_buf(),
                 found: "(missing)".into(),
+                expected: SCHEMA_VERSION,
             })
         }
     }

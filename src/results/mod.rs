@@ -16,8 +16,8 @@ mod writer;
 
 pub use error::ResultsError;
 pub use io::{
-    create_dir, read_record, read_result_set, record_stems, to_json, write_bytes, write_result_set,
-    write_text, ResultSet, StemAllocator, LOG_FILE, MAX_STEM_BYTES, RUN_FILE, TESTS_DIR,
+    create_dir, read_record, read_result_set, record_stems, to_json, write_bytes, write_text,
+    ResultSet, StemAllocator, LOG_FILE, MAX_STEM_BYTES, RUN_FILE, TESTS_DIR,
 };
 pub use merge::merge;
 pub use record::{
@@ -25,7 +25,7 @@ pub use record::{
     TestIdentity, TestRecord, RUN_FORMAT, SCHEMA_VERSION, TEST_FORMAT,
 };
 pub use shard::Shard;
-pub use writer::{SetWriter, LOCK_FILE};
+pub use writer::{write_result_set, SetWriter, LOCK_FILE};
 
 use std::path::{Path, PathBuf};
 

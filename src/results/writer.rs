@@ -227,3 +227,22 @@ fn remove(p: &Path) -> Result<(), ResultsError> {
         source,
     })
 }
+
+/// Writes `run`, one file per test and the litmus7-style log into `dir`, creating and
+/// locking it (see [`SetWriter`]). Refuses to overwrite an existing result set unless `force`;
+/// with `force` the old set (records, log, report, plots) is removed first so that none of it
+/// survives into the new one.
+pub fn write_result_set(
+    dir: &Path,
+    run: &RunRecord,
+    tests: &[TestRecord],
+    force: bool,
+) -> Result<(), ResultsError> {
+    let mut w = SetWriter::create(dir, run, force)?;
+    let mut sorted: Vec<&TestRecord> = tests.iter().collect();
+    sorted.sort_by(|a, b| (&a.name, &a.path).cmp(&(&b.name, &b.path)));
+    for t in sorted {
+        w.add(t.clone())?;
+    }
+    w.finish(run)
+}
