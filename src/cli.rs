@@ -1,6 +1,6 @@
 //! Command-line types (clap). Only declarations live here; `app` does the work.
 
-use crate::codegen::Stress;
+use crate::codegen::{Stress, DEFAULT_PRESET};
 use crate::harness::Backend;
 use clap::{Args, Parser, Subcommand};
 use std::path::PathBuf;
@@ -128,8 +128,9 @@ pub enum ToolchainsAction {
         /// Test files or directories.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Stress preset of the kernels (the one the runs will use).
-        #[arg(long, default_value = "stress")]
+        /// Stress preset of the kernels (default: `run`'s): basic, interleave, stress or
+        /// random-<seed>.
+        #[arg(long, default_value = DEFAULT_PRESET)]
         stress: Stress,
         /// The GPU architecture.
         #[arg(long, default_value = "sm_90")]
@@ -472,8 +473,10 @@ pub struct RunArgs {
     /// Seconds per test (when neither this nor --iterations is given: 100000 instances).
     #[arg(long)]
     pub time: Option<f64>,
-    /// Stress preset: basic, interleave or stress (the CPU records it and ignores GPU knobs).
-    #[arg(long, default_value = "basic")]
+    /// Stress preset: basic (no stress, fixed placement), interleave, stress (the default, the
+    /// kernel `emit` and `sass` check) or random-<seed> (every knob drawn from the seed); the
+    /// CPU records it and ignores GPU knobs.
+    #[arg(long, default_value = DEFAULT_PRESET)]
     pub stress: Stress,
     /// Seed of every random choice (default: from the clock, recorded in run.json).
     #[arg(long)]
@@ -573,8 +576,8 @@ pub struct BenchCpuArgs {
 pub struct EmitArgs {
     /// The test file.
     pub test: PathBuf,
-    /// Incantation preset: basic, interleave, stress, or random-<seed>.
-    #[arg(long, default_value = "stress")]
+    /// Stress preset: basic, interleave, stress or random-<seed> (default: `run`'s).
+    #[arg(long, default_value = DEFAULT_PRESET)]
     pub stress: Stress,
     /// Write the kernel here instead of printing it.
     #[arg(short, long)]
@@ -591,8 +594,9 @@ pub struct SassArgs {
     /// (`sm_90,sm_90a,sm_100`) makes one column per version and architecture.
     #[arg(long, default_value = "sm_90")]
     pub arch: String,
-    /// Incantation preset of the kernels checked.
-    #[arg(long, default_value = "stress")]
+    /// Stress preset of the kernels checked: basic, interleave, stress or random-<seed>
+    /// (default: `run`'s, so the kernel checked is the one launched).
+    #[arg(long, default_value = DEFAULT_PRESET)]
     pub stress: Stress,
     /// Print the SASS of every role beside the mapping.
     #[arg(long)]

@@ -26,7 +26,7 @@ pub use domain::static_domains;
 pub use emit::{emit, Kernel};
 pub use layout::{BufferKind, Counter, DeviceCounts, LaunchConfig, Layout, Param, Perms, PARAMS};
 pub use lower::RoleCode;
-pub use stress::{Stress, StressPattern, PRESETS};
+pub use stress::{Stress, StressPattern, DEFAULT_PRESET, PRESETS};
 
 use crate::litmus::ast::Test;
 

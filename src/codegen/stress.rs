@@ -111,6 +111,10 @@ pub struct Stress {
 /// The named presets.
 pub const PRESETS: [&str; 3] = ["basic", "interleave", "stress"];
 
+/// The preset `run` uses unless told otherwise, and so the one `emit`, `sass` and
+/// `toolchains prebuild` generate by default: the kernel checked is the kernel launched.
+pub const DEFAULT_PRESET: &str = "stress";
+
 impl Stress {
     /// No stress and no shuffling: instances in a fixed placement, one launch after another.
     pub fn basic() -> Stress {
