@@ -340,7 +340,8 @@ pub struct CampaignMachineArgs {
 /// Arguments of `check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Files or directories (searched recursively for `*.litmus`); default `litmus`.
+    /// Files, directories (searched recursively for `*.litmus`) or test names of the built-in
+    /// suite; default: the built-in suite (see `show`).
     pub paths: Vec<PathBuf>,
     /// One JSON object per test per line instead of text.
     #[arg(long)]
@@ -401,14 +402,17 @@ pub struct BenchModelArgs {
 /// Arguments of `list`.
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Files or directories (searched recursively for `*.litmus`); default `litmus`.
+    /// Files, directories (searched recursively for `*.litmus`) or test names of the built-in
+    /// suite; default: the built-in suite (see `show`).
     pub paths: Vec<PathBuf>,
 }
 
 /// Arguments of `show`.
 #[derive(Debug, Args)]
 pub struct ShowArgs {
-    /// The test file, or the name of a test under `litmus/` (its file name without `.litmus`).
+    /// The test file, or the name of a test of the built-in suite (its file name without
+    /// `.litmus`). The suite is `$PTX_LITMUS_SUITE`, else `./litmus`, else `litmus/` beside the
+    /// executable or in the checkout it was built in; every command resolves names so.
     pub test: PathBuf,
 }
 
@@ -461,7 +465,8 @@ pub struct MergeArgs {
 /// Arguments of `run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Files or directories (searched recursively for `*.litmus`); default `litmus`.
+    /// Files, directories (searched recursively for `*.litmus`) or test names of the built-in
+    /// suite; default: the built-in suite (see `show`).
     pub paths: Vec<PathBuf>,
     /// Where to run (default auto): `auto` takes the GPU when one is usable, else the CPU
     /// (and says so); with --replay, the recorded backend.
@@ -574,7 +579,7 @@ pub struct BenchCpuArgs {
 /// Arguments of `emit`.
 #[derive(Debug, Args)]
 pub struct EmitArgs {
-    /// The test file.
+    /// The test file, or a test name of the built-in suite.
     pub test: PathBuf,
     /// Stress preset: basic, interleave, stress or random-<seed> (default: `run`'s).
     #[arg(long, default_value = DEFAULT_PRESET)]
@@ -587,7 +592,8 @@ pub struct EmitArgs {
 /// Arguments of `sass`.
 #[derive(Debug, Args)]
 pub struct SassArgs {
-    /// Test files or directories (searched recursively for `*.litmus`).
+    /// Test files, directories (searched recursively for `*.litmus`) or test names of the
+    /// built-in suite.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// The GPU architecture to assemble for; with --ptxas or --diff a comma-separated list

@@ -5,7 +5,7 @@ use super::{bounded_check, check::prop_allowed, AppError, Exit};
 use crate::cli::AgreeArgs;
 use crate::litmus;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// The largest CSV read: the published one is about 100 KiB.
 const MAX_CSV_BYTES: u64 = 16 << 20;
@@ -72,14 +72,14 @@ pub fn run(args: &AgreeArgs) -> Result<Exit, AppError> {
     let rows = read_csv(&args.csv, &args.column)?;
     let limit = bounded_check::timeout(args.timeout)?;
     let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(super::gen::GENERATED)]
+        vec![super::suite::root()?.join(litmus::GENERATED_DIR)]
     } else {
         args.paths.clone()
     };
     let mut table = Table::new();
     let mut found = 0usize;
     let mut failed = 0usize;
-    for (path, parsed) in litmus::load(&paths) {
+    for (path, parsed) in super::suite::load(&paths)? {
         let test = match parsed {
             Ok(t) => t,
             Err(e) => {

@@ -20,9 +20,8 @@ struct Row {
 /// Times the checker and prints the table.
 pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
     let suites: Vec<PathBuf> = if args.paths.is_empty() {
-        ["litmus", "../shared/corpus"]
-            .iter()
-            .map(PathBuf::from)
+        let own = super::suite::root().ok().into_iter();
+        own.chain(std::iter::once(PathBuf::from("../shared/corpus")))
             .filter(|p| p.exists())
             .collect()
     } else {

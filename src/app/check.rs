@@ -9,28 +9,23 @@ use crate::model::{dot, explain, CheckResult, ModelVerdict};
 use crate::outcome::{Observable, Outcome};
 use crate::text::pad;
 use serde_json::{json, Map, Value as Json};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 /// Checks every test under the given paths (default `litmus`).
 pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from("litmus")]
-    } else {
-        args.paths.clone()
-    };
     if let Some(dir) = &args.dot {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let limit = bounded_check::timeout(args.timeout)?;
     let mut failed = 0usize;
-    for (path, parsed) in litmus::load(&paths) {
+    for (path, parsed) in super::suite::load(&args.paths)? {
         let test = match parsed {
             Ok(t) => t,
             Err(e) => {
                 failed += 1;
-                report_error(args, &path, &e.to_string());
+                report_error(args, &path, &e);
                 continue;
             }
         };

@@ -8,20 +8,15 @@ use crate::cat::builtin::{choose, Chosen};
 use crate::cat::check::{check, CatVerdict};
 use crate::cli::CheckArgs;
 use crate::litmus::ast::Test;
-use crate::litmus::{self, hash};
+use crate::litmus::hash;
 use crate::model::CheckResult;
 use serde_json::json;
 use std::fmt::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Instant;
 
 /// Checks every test under the given paths (default `litmus`) with the model of `--model`.
 pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from("litmus")]
-    } else {
-        args.paths.clone()
-    };
     let spec = args.model.as_deref().unwrap_or("ptx-7.5");
     if args.explain || args.dot.is_some() {
         return Err(
@@ -33,12 +28,12 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     }
     let model = choose(spec)?;
     let mut failed = 0usize;
-    for (path, parsed) in litmus::load(&paths) {
+    for (path, parsed) in super::suite::load(&args.paths)? {
         let test = match parsed {
             Ok(t) => t,
             Err(e) => {
                 failed += 1;
-                report_error(args, &path, &e.to_string());
+                report_error(args, &path, &e);
                 continue;
             }
         };

@@ -8,16 +8,13 @@ use crate::litmus::file_stem;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-/// The folder holding the checked-in families.
-pub const GENERATED: &str = "litmus/generated";
-
 /// Runs `gen`.
 pub fn run(args: &GenArgs) -> Result<Exit, AppError> {
     if let Some(pattern) = &args.cycle {
         return print_cycle(args, pattern);
     }
     let roots = if args.families.is_empty() {
-        vec![PathBuf::from(GENERATED)]
+        vec![super::suite::root()?.join(crate::litmus::GENERATED_DIR)]
     } else {
         args.families.clone()
     };

@@ -3,18 +3,12 @@
 use super::{AppError, Exit};
 use crate::cli::ListArgs;
 use crate::litmus;
-use std::path::PathBuf;
 
 /// Lists the tests under the given paths (default `litmus`).
 pub fn run(args: &ListArgs) -> Result<Exit, AppError> {
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from("litmus")]
-    } else {
-        args.paths.clone()
-    };
     let mut rows: Vec<[String; 5]> = Vec::new();
     let mut failed = 0usize;
-    for (path, result) in litmus::load(&paths) {
+    for (path, result) in super::suite::load(&args.paths)? {
         match result {
             Ok(test) => {
                 let scopes: Vec<&str> = litmus::scopes(&test).iter().map(|s| s.as_str()).collect();

@@ -29,6 +29,7 @@ mod run;
 mod sass;
 mod sass_matrix;
 mod show;
+mod suite;
 mod toolchains;
 
 /// How a command ended, as the process exit code.

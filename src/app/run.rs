@@ -9,7 +9,7 @@
 //! Each test's record is written as the test finishes; SIGINT, SIGTERM or SIGHUP stops the
 //! running test after its current round, and the set is completed, marked `"partial": true`.
 
-use super::{bounded_check, interrupt, options_map, AppError, Exit};
+use super::{bounded_check, interrupt, options_map, suite, AppError, Exit};
 use crate::cli::RunArgs;
 use crate::harness::cuda::compiler::Compiler;
 use crate::harness::{self, Backend, Budget, Control, RunError, RunParams, TestRun};
@@ -61,7 +61,7 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         o.compiler.resolve().map_err(|e| format!("-o: {e}"))?;
     }
     let limit = bounded_check::timeout(args.timeout)?;
-    let (files, unreadable) = select_files(&plan, args.replay.is_some());
+    let (files, unreadable) = select_files(&plan, args.replay.is_some())?;
     let now = unix_secs();
     let run_id = args
         .run_id
@@ -106,15 +106,20 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
     batch.finish(&dir)
 }
 
-/// The test files of the plan, and the paths that could not be searched (each with the
-/// reason); one missing path does not stop the others.
-fn select_files(plan: &Plan, replay: bool) -> (Vec<PathBuf>, Vec<(PathBuf, String)>) {
+/// The test files of the plan (none named: the built-in suite; a recorded `litmus/...` path
+/// or a test name found in the suite wherever it is), and the paths that could not be found
+/// or searched (each with the reason); one missing path does not stop the others.
+fn select_files(plan: &Plan, replay: bool) -> Result<suite::Resolved, AppError> {
     if replay {
-        return (plan.paths.clone(), Vec::new());
+        let files = plan
+            .paths
+            .iter()
+            .map(|p| suite::resolve_one(p).unwrap_or_else(|_| p.clone()));
+        return Ok((files.collect(), Vec::new()));
     }
     let mut found = Vec::new();
-    let mut unreadable = Vec::new();
-    for p in &plan.paths {
+    let (paths, mut unreadable) = suite::resolve_batch(&plan.paths)?;
+    for p in &paths {
         match litmus::discover(std::slice::from_ref(p)) {
             Ok(f) => found.extend(f),
             Err(e) => unreadable.push((p.clone(), e.to_string())),
@@ -128,7 +133,7 @@ fn select_files(plan: &Plan, replay: bool) -> (Vec<PathBuf>, Vec<(PathBuf, Strin
         }
         None => found,
     };
-    (files, unreadable)
+    Ok((files, unreadable))
 }
 
 /// The backend parameters of every test: the GPU backend keeps each kernel's driver-compiled
@@ -324,11 +329,7 @@ fn cli_plan(args: &RunArgs) -> Result<Plan, AppError> {
     }
     let shard = args.shard.as_deref().map(str::parse::<Shard>).transpose()?;
     Ok(Plan {
-        paths: if args.paths.is_empty() {
-            vec![PathBuf::from("litmus")]
-        } else {
-            args.paths.clone()
-        },
+        paths: args.paths.clone(),
         backend: args.backend.unwrap_or(Backend::Auto),
         params,
         options,

@@ -4,7 +4,6 @@
 use super::{AppError, Exit};
 use crate::cli::SassArgs;
 use crate::codegen::{self, CodegenError, Kernel, Stress};
-use crate::litmus;
 use crate::sass::{self, KernelCheck, Tool};
 use std::path::PathBuf;
 
@@ -68,7 +67,7 @@ pub fn load_kernels(
 ) -> Result<(Vec<(PathBuf, Kernel)>, Exit), AppError> {
     let mut exit = Exit::Success;
     let mut kernels = Vec::new();
-    for (path, parsed) in litmus::load(paths) {
+    for (path, parsed) in super::suite::load(paths)? {
         match parsed {
             Err(e) => {
                 eprintln!("{e}");
