@@ -128,10 +128,9 @@ pub enum ToolchainsAction {
         /// Test files or directories.
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// Stress preset of the kernels (default: `run`'s): basic, interleave, stress or
-        /// random-<seed>.
-        #[arg(long, default_value = DEFAULT_PRESET)]
-        stress: Stress,
+        /// The kernels' stress configuration.
+        #[command(flatten)]
+        stress: StressArgs,
         /// The GPU architecture.
         #[arg(long, default_value = "sm_90")]
         arch: String,
@@ -478,11 +477,9 @@ pub struct RunArgs {
     /// Seconds per test (when neither this nor --iterations is given: 100000 instances).
     #[arg(long)]
     pub time: Option<f64>,
-    /// Stress preset: basic (no stress, fixed placement), interleave, stress (the default, the
-    /// kernel `emit` and `sass` check) or random-<seed> (every knob drawn from the seed); the
-    /// CPU records it and ignores GPU knobs.
-    #[arg(long, default_value = DEFAULT_PRESET)]
-    pub stress: Stress,
+    /// The kernels' stress configuration (the CPU backend records it and ignores GPU knobs).
+    #[command(flatten)]
+    pub stress: StressArgs,
     /// Seed of every random choice (default: from the clock, recorded in run.json).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -505,7 +502,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub shard: Option<String>,
     /// Re-run with the parameters, seed and tests recorded in this `run.json`.
-    #[arg(long, value_name = "RUN_JSON", conflicts_with_all = ["iterations", "time", "seed", "stress"])]
+    #[arg(long, value_name = "RUN_JSON", conflicts_with_all = ["iterations", "time", "seed", "stress", "stress_set", "stress_file"])]
     pub replay: Option<PathBuf>,
     /// Run id, the result set's directory name (default: time and seed).
     #[arg(long)]
@@ -517,6 +514,32 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+}
+
+/// A kernel's stress configuration: a preset, then a file of settings, then single settings
+/// (each later one wins). `run`, `emit`, `sass` and `toolchains prebuild` share it, so the
+/// kernel checked is the kernel launched.
+#[derive(Debug, Args)]
+pub struct StressArgs {
+    /// Stress preset: basic (no stress, fixed placement), interleave (shuffled placement, spin
+    /// barrier, no memory stress), stress (everything on) or random-<seed> (every incantation
+    /// drawn from the seed). The default is `run`'s, so the kernel `emit` and `sass` check is
+    /// the kernel `run` launches.
+    #[arg(long, default_value = DEFAULT_PRESET)]
+    pub stress: Stress,
+    /// Set one incantation on top of the preset and the --stress-file, as KEY=VALUE
+    /// (repeatable). Keys: testing_ctas, max_ctas, cta_size, shuffle_pct, barrier_pct,
+    /// mem_stride, mem_stress_pct, mem_stress_iterations, mem_stress_pattern, pre_stress_pct,
+    /// pre_stress_iterations, pre_stress_pattern, stress_line_size, stress_target_lines,
+    /// stress_strategy_balance_pct, permute_first, permute_second, aliased_memory
+    /// (cuda-litmus's camelCase names are accepted too; docs/stress.md says what each does).
+    /// Recorded in run.json as `stress_set`.
+    #[arg(long = "stress-set", value_name = "KEY=VALUE")]
+    pub stress_set: Vec<String>,
+    /// Read incantations from FILE, one KEY=VALUE a line (`#` starts a comment), applied on
+    /// top of the preset and before --stress-set.
+    #[arg(long = "stress-file", value_name = "FILE")]
+    pub stress_file: Option<PathBuf>,
 }
 
 /// Arguments of `bench`.
@@ -581,9 +604,9 @@ pub struct BenchCpuArgs {
 pub struct EmitArgs {
     /// The test file, or a test name of the built-in suite.
     pub test: PathBuf,
-    /// Stress preset: basic, interleave, stress or random-<seed> (default: `run`'s).
-    #[arg(long, default_value = DEFAULT_PRESET)]
-    pub stress: Stress,
+    /// The kernel's stress configuration.
+    #[command(flatten)]
+    pub stress: StressArgs,
     /// Write the kernel here instead of printing it.
     #[arg(short, long)]
     pub output: Option<PathBuf>,
@@ -600,10 +623,9 @@ pub struct SassArgs {
     /// (`sm_90,sm_90a,sm_100`) makes one column per version and architecture.
     #[arg(long, default_value = "sm_90")]
     pub arch: String,
-    /// Stress preset of the kernels checked: basic, interleave, stress or random-<seed>
-    /// (default: `run`'s, so the kernel checked is the one launched).
-    #[arg(long, default_value = DEFAULT_PRESET)]
-    pub stress: Stress,
+    /// The kernels' stress configuration.
+    #[command(flatten)]
+    pub stress: StressArgs,
     /// Print the SASS of every role beside the mapping.
     #[arg(long)]
     pub verbose: bool,

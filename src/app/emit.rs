@@ -6,10 +6,10 @@ use crate::codegen;
 
 /// Runs `emit`.
 pub fn run(args: &EmitArgs) -> Result<Exit, AppError> {
+    let stress = super::stress::resolve(&args.stress)?;
     let path = super::suite::resolve_one(&args.test)?;
     let test = crate::litmus::parse_file(&path)?;
-    let kernel =
-        codegen::build(&test, &args.stress).map_err(|e| format!("{}: {e}", path.display()))?;
+    let kernel = codegen::build(&test, &stress).map_err(|e| format!("{}: {e}", path.display()))?;
     for n in &kernel.notes {
         eprintln!("note: {n}");
     }

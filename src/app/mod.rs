@@ -29,6 +29,7 @@ mod run;
 mod sass;
 mod sass_matrix;
 mod show;
+mod stress;
 mod suite;
 mod toolchains;
 

@@ -321,7 +321,7 @@ fn cli_plan(args: &RunArgs) -> Result<Plan, AppError> {
             .map_or(0, |d| d.as_nanos() as u64 % 1_000_000_007)
     });
     let mut params = RunParams::new(budget, seed);
-    params.stress = args.stress.clone();
+    params.stress = super::stress::resolve(&args.stress)?;
     let mut options = options_map(&args.options)?;
     if let Some(c) = &args.compiler {
         let c: Compiler = c.parse().map_err(|e| format!("--compiler: {e}"))?;
@@ -352,7 +352,7 @@ fn replay_plan(path: &Path, args: &RunArgs) -> Result<Plan, AppError> {
         },
     };
     let mut params = RunParams::new(budget, p.seed);
-    params.stress = p.preset.parse()?;
+    params.stress = super::stress::replayed(&p.preset, &p.stress_set, path)?;
     let options = p
         .other
         .iter()

@@ -15,7 +15,8 @@ pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
     // Fail early, with the install hint, when a tool is missing.
     sass::tools::find(Tool::Ptxas)?;
     sass::tools::find(Tool::Nvdisasm)?;
-    let (kernels, mut exit) = load_kernels(&args.paths, &args.stress)?;
+    let stress = super::stress::resolve(&args.stress)?;
+    let (kernels, mut exit) = load_kernels(&args.paths, &stress)?;
     let refs: Vec<&codegen::Kernel> = kernels.iter().map(|(_, k)| k).collect();
     let results = sass::check_many(&refs, &args.arch);
     let mut checks: Vec<KernelCheck> = Vec::new();

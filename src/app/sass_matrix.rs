@@ -57,7 +57,8 @@ fn columns(args: &SassArgs, installed: &[Installed]) -> Vec<Column> {
 pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
     let installed = versions(args)?;
     tools::find(Tool::Nvdisasm)?;
-    let (kernels, exit) = load_kernels(&args.paths, &args.stress)?;
+    let stress = super::stress::resolve(&args.stress)?;
+    let (kernels, exit) = load_kernels(&args.paths, &stress)?;
     let named: Vec<(String, &crate::codegen::Kernel)> = kernels
         .iter()
         .map(|(p, k)| (p.display().to_string(), k))
@@ -113,7 +114,7 @@ fn diff(m: &Matrix, exit: Exit) -> Result<Exit, AppError> {
 }
 
 /// The provenance block of the Markdown page.
-fn provenance(args: &SassArgs, installed: &[Installed], tests: usize) -> String {
+fn provenance(args: &SassArgs, stress: &str, installed: &[Installed], tests: usize) -> String {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -127,7 +128,7 @@ fn provenance(args: &SassArgs, installed: &[Installed], tests: usize) -> String 
     let _ = writeln!(
         s,
         "- architectures: {}; stress preset: {}",
-        args.arch, args.stress.name
+        args.arch, stress
     );
     let nvdisasm = tools::version(Tool::Nvdisasm).unwrap_or_else(|e| e.to_string());
     let _ = writeln!(s, "- disassembler for every column: nvdisasm, {nvdisasm}");
@@ -170,7 +171,8 @@ fn write(
         }
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    let page = report::markdown(m, &provenance(args, installed, m.rows.len()));
+    let stress = super::stress::resolve(&args.stress)?.describe();
+    let page = report::markdown(m, &provenance(args, &stress, installed, m.rows.len()));
     results::write_text(&md, &page)?;
     results::write_text(&json, &results::to_json(m))?;
     println!("wrote {} and {}", md.display(), json.display());

@@ -17,7 +17,7 @@ pub fn run(args: &ToolchainsArgs) -> Result<Exit, AppError> {
             paths,
             stress,
             arch,
-        } => prebuild(&root, spec, paths, stress, arch),
+        } => prebuild(&root, spec, paths, &super::stress::resolve(stress)?, arch),
         ToolchainsAction::Path { spec } => {
             let specs = version::parse_specs(spec)?;
             for i in store::resolve(&root, &specs)? {

@@ -6,7 +6,7 @@
 //! or a GPU.
 //!
 //! Layers, each using only those below it: `ptx` (typed PTX), `func` (a function under
-//! construction), `stress`, `domain` (value analysis), `barrier_key`, `soft_barrier` (the
+//! construction), `stress`, `stress_keys` (the incantations set one by one), `domain` (value analysis), `barrier_key`, `soft_barrier` (the
 //! software barrier plan), `layout` (shape, placement, memory, the launch ABI), `lower` (one
 //! role to a function), `emit` (the module and its two kernels).
 
@@ -21,12 +21,16 @@ mod lower;
 pub mod ptx;
 mod soft_barrier;
 mod stress;
+mod stress_keys;
 
 pub use domain::static_domains;
 pub use emit::{emit, Kernel};
 pub use layout::{BufferKind, Counter, DeviceCounts, LaunchConfig, Layout, Param, Perms, PARAMS};
 pub use lower::RoleCode;
 pub use stress::{Stress, StressPattern, DEFAULT_PRESET, PRESETS};
+pub use stress_keys::{
+    find_key, parse_settings, split_setting, Setting, StressKey, ValueKind, STRESS_KEYS,
+};
 
 use crate::litmus::ast::Test;
 

@@ -25,6 +25,14 @@ pub fn run_facts(run: &RunRecord) -> Vec<(String, String)> {
     }
     let p = &run.parameters;
     v.push(("preset".into(), p.preset.clone()));
+    if !p.stress_set.is_empty() {
+        let set: Vec<String> = p
+            .stress_set
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        v.push(("stress set".into(), set.join(", ")));
+    }
     v.push(("seed".into(), p.seed.to_string()));
     if let Some(i) = p.iterations {
         v.push(("iterations".into(), i.to_string()));

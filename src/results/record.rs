@@ -70,6 +70,10 @@ pub struct Parameters {
     pub preset: String,
     /// Every incantation's value, by its name (`testing_ctas`, `mem_stress_pct`, ...).
     pub incantations: BTreeMap<String, serde_json::Value>,
+    /// The incantations set apart from the preset (`--stress-set`, `--stress-file`), each
+    /// with its value as those flags take it; empty (and absent) for a plain preset.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stress_set: BTreeMap<String, String>,
     /// Instances per test, when bounded by count.
     pub instances: Option<u64>,
     /// Launches (GPU) or rounds (CPU) per test, when fixed.
@@ -217,6 +221,7 @@ impl Parameters {
         };
         Parameters {
             preset: p.stress.name.clone(),
+            stress_set: p.stress.settings().into_iter().collect(),
             instances,
             time_budget_s,
             seed: p.seed,

@@ -107,7 +107,7 @@ fn header(test: &Test, layout: &Layout, stress: &Stress, version: (u32, u32)) ->
     let mut out = format!(
         "// ptx-litmus kernel for test {}\n// stress: {}; instances per launch: {}\n.version {}.{}\n.target sm_90\n.address_size 64\n\n",
         test.name.replace(['\n', '\r'], " "),
-        stress.name,
+        stress.describe(),
         layout.instances,
         version.0,
         version.1
