@@ -361,6 +361,13 @@ pub struct CheckArgs {
     /// --dot.
     #[arg(long, value_name = "FILE.cat|ptx-7.5|ptx-6.0")]
     pub model: Option<String>,
+    /// Compare each test's verdict with an expectations file instead of printing it: rows
+    /// `TEST<TAB>Allowed|Forbidden<TAB>REASON` (as `litmus/expectations.tsv`), TEST relative
+    /// to the file's folder, Allowed when some allowed outcome satisfies the condition's
+    /// proposition. Checks PATHS (default: every test the file lists); prints each mismatch
+    /// and a pass/fail summary; exit 1 on a mismatch.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "explain", "dot", "model"])]
+    pub expect: Option<PathBuf>,
 }
 
 /// Arguments of `model-diff`.

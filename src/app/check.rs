@@ -29,6 +29,7 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
                 continue;
             }
         };
+        warn(&path, &test);
         let start = Instant::now();
         let verdict = bounded_check::check(&test, limit);
         let elapsed = start.elapsed();
@@ -71,6 +72,13 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     } else {
         Exit::Error
     })
+}
+
+/// Prints the test's lint warnings on stderr (they do not change the exit code).
+pub(super) fn warn(path: &Path, test: &Test) {
+    for w in litmus::lint::warnings(test) {
+        eprintln!("ptx-litmus: warning: {}: {w}", path.display());
+    }
 }
 
 pub(super) fn report_error(args: &CheckArgs, path: &Path, msg: &str) {
@@ -133,6 +141,7 @@ fn json_line(path: &Path, test: &Test, v: &ModelVerdict, us: u128) -> String {
         "candidates": v.candidates,
         "consistent": v.consistent,
         "elapsed_us": us as u64,
+        "warnings": litmus::lint::warnings(test),
     })
     .to_string()
 }

@@ -19,6 +19,7 @@ mod check;
 mod check_cat;
 mod diff;
 mod emit;
+mod expect;
 mod gen;
 mod interrupt;
 mod list;
@@ -75,6 +76,7 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
         Command::Merge(args) => merge::run(&args),
         Command::Run(args) => run::run(&args),
         Command::Check(args) if args.model.is_some() => check_cat::run(&args),
+        Command::Check(args) if args.expect.is_some() => expect::run(&args),
         Command::Check(args) => check::run(&args),
         Command::ModelDiff(args) => model_diff::run(&args),
         Command::Bench(args) => match args.target {

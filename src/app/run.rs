@@ -212,6 +212,10 @@ impl Batch {
                 return self.checkpoint();
             }
         };
+        for w in litmus::lint::warnings(&test) {
+            self.bar
+                .suspend(|| eprintln!("ptx-litmus: warning: {}: {w}", path.display()));
+        }
         let verdict = match bounded_check::check(&test, self.model_limit) {
             Ok(v) => v,
             Err(why) => {

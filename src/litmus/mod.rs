@@ -12,6 +12,7 @@ mod files;
 mod hash;
 mod instr;
 mod lexer;
+pub mod lint;
 mod operands;
 mod parser;
 mod print;
