@@ -24,13 +24,13 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
     each_shape(args.only.as_deref(), |name, test, control| {
         let mut params = RunParams::new(Budget::Seconds(args.time), args.seed);
         params.options = options.clone();
-        let cpu_before = process_cpu_seconds();
+        let cpu_before = cpu::load::process_cpu_seconds();
         let run = cpu::run(test, &params, control)?;
         let weak = weak(test, &run.histogram);
         let counted = run.histogram.total().max(1);
         // Cores' worth of CPU this process got while the shape ran: on a machine shared with
         // other work, the rates above are for this much of it.
-        let used = match (cpu_before, process_cpu_seconds()) {
+        let used = match (cpu_before, cpu::load::process_cpu_seconds()) {
             (Some(a), Some(b)) => format!("{:.2}", (b - a) / run.info.elapsed_s),
             _ => "-".into(),
         };
@@ -47,16 +47,4 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
         Ok(())
     })?;
     Ok(Exit::Success)
-}
-
-/// User plus system CPU seconds of this process so far (Linux `/proc/self/stat`, in the
-/// kernel's 100 Hz clock ticks); `None` elsewhere.
-fn process_cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
-    let rest = &stat[stat.rfind(')')? + 2..];
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let utime: f64 = fields.get(11)?.parse().ok()?;
-    let stime: f64 = fields.get(12)?.parse().ok()?;
-    Some((utime + stime) / 100.0)
 }

@@ -11,6 +11,7 @@
 
 use super::{bounded_check, interrupt, options_map, suite, AppError, Exit};
 use crate::cli::RunArgs;
+use crate::harness::cpu::load as cpu_load;
 use crate::harness::cuda::compiler::Compiler;
 use crate::harness::{self, Backend, Budget, Control, RunError, RunParams, TestRun};
 use crate::harness::{BackendOptions, Options};
@@ -75,6 +76,9 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         results::time::rfc3339(now),
     );
     record.provenance = harness::provenance(backend);
+    if backend == Backend::Cpu {
+        warn_if_loaded(&mut record);
+    }
     record.shard = plan.shard;
     record.test_paths = files.iter().map(|p| p.display().to_string()).collect();
     if litmus::file_stem(&record.run_id).len() > results::MAX_STEM_BYTES {
@@ -297,6 +301,9 @@ impl Batch {
         let partial = self.record.partial;
         self.writer.finish(&self.record)?;
         print!("{}", report::summary::render(&self.record, &tests));
+        if self.backend == Backend::Cpu {
+            warn_if_starved(&tests);
+        }
         println!("result set: {}", dir.display());
         Ok(if self.violations > 0 {
             Exit::Finding
@@ -482,8 +489,10 @@ fn test_record(
     for (k, v) in info.params.options.backend.record() {
         rec.notes.insert(format!("{}.{k}", info.backend), v);
     }
-    if let Some(t) = info.provenance.get("threads") {
-        rec.notes.insert("threads".into(), t.clone());
+    for key in ["threads", "cpu_used"] {
+        if let Some(v) = info.provenance.get(key) {
+            rec.notes.insert(key.into(), v.clone());
+        }
     }
     // Per-kernel facts of the GPU backend: PTX ISA, SASS hash, launch shapes, timing.
     for (k, v) in &info.provenance {
@@ -495,6 +504,41 @@ fn test_record(
         rec.notes.insert("partial".into(), "true".into());
     }
     Ok(rec)
+}
+
+/// Records the load average in the provenance of a CPU run and warns when the machine is too
+/// busy for a two-thread test to have its cores.
+fn warn_if_loaded(record: &mut RunRecord) {
+    let Some(load) = cpu_load::load_average() else {
+        return;
+    };
+    record
+        .provenance
+        .insert("load_average".into(), format!("{load:.2}"));
+    if let Some(w) = cpu_load::warning(load, harness::cpu::cores(), 2) {
+        eprintln!("ptx-litmus: warning: {w}");
+    }
+}
+
+/// Warns when some tests of a CPU run got less CPU than their threads needed.
+fn warn_if_starved(tests: &[TestRecord]) {
+    let cores = harness::cpu::cores();
+    let starved = tests
+        .iter()
+        .filter(|t| {
+            let note = |k: &str| t.notes.get(k).and_then(|v| v.parse::<f64>().ok());
+            matches!((note("cpu_used"), note("threads")),
+                (Some(used), Some(threads)) if cpu_load::starved(used, cores, threads as usize))
+        })
+        .count();
+    if starved > 0 {
+        eprintln!(
+            "ptx-litmus: warning: {starved} of {} tests got less CPU than their threads needed \
+             (the `cpu` column): other work shared the cores, so weak behaviour may have been \
+             missed there",
+            tests.len()
+        );
+    }
 }
 
 /// Names the test and every forbidden outcome seen, and what a violation on this backend means.

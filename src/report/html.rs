@@ -138,7 +138,7 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
         "<section id=\"tests\">\n<h2>Tests</h2>\n<table>\n<tr><th>status</th><th>test</th>\
          <th>condition</th><th>observed</th><th>instances</th><th>weak outcomes seen</th>\
          <th>weak / instance</th><th>weak / s</th><th>unseen allowed: rate &lt; (95 %)</th>\
-         <th>time</th></tr>"
+         <th>time (cpu used)</th></tr>"
     );
     for t in &ordered {
         let r = Row::of(t);

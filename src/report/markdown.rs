@@ -74,7 +74,7 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
     let _ = writeln!(
         m,
         "\n## Tests\n\n| status | test | condition | observed | instances | weak outcomes seen | \
-         weak / instance | weak / s | unseen allowed: rate < (95 %) | time |\n\
+         weak / instance | weak / s | unseen allowed: rate < (95 %) | time (cpu used) |\n\
          |---|---|---|---|--:|---|--:|--:|--:|--:|"
     );
     for t in &ordered {

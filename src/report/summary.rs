@@ -30,9 +30,11 @@ pub fn render(run: &RunRecord, tests: &[TestRecord]) -> String {
         .max()
         .unwrap_or(4)
         .max(4);
+    // The CPU backend's rates hold for the CPU it got: shown per test when recorded.
+    let cpu = tests.iter().any(|t| t.notes.contains_key("cpu_used"));
     let _ = writeln!(
         s,
-        "{:<10}  {}  {:>15}  {:>13}  {:>13}  {:>9}  {:>9}  {:<9}  {:>9}",
+        "{:<10}  {}  {:>15}  {:>13}  {:>13}  {:>9}  {:>9}  {:<9}  {:>9}{}",
         "status",
         pad("test", name_w),
         "instances",
@@ -41,7 +43,8 @@ pub fn render(run: &RunRecord, tests: &[TestRecord]) -> String {
         "forbidden",
         "unexpect",
         "condition",
-        "weak/inst"
+        "weak/inst",
+        if cpu { "    cpu" } else { "" }
     );
     for t in ordered(tests) {
         let v = &t.verdict;
@@ -52,7 +55,7 @@ pub fn render(run: &RunRecord, tests: &[TestRecord]) -> String {
         };
         let _ = writeln!(
             s,
-            "{:<10}  {}  {:>15}  {:>13}  {:>13}  {:>9}  {:>9}  {:<9}  {:>9}",
+            "{:<10}  {}  {:>15}  {:>13}  {:>13}  {:>9}  {:>9}  {:<9}  {:>9}{}",
             status,
             pad(&t.name, name_w),
             format::count(v.instances),
@@ -61,7 +64,12 @@ pub fn render(run: &RunRecord, tests: &[TestRecord]) -> String {
             format::count(v.counts.forbidden),
             format::count(v.counts.unexpected),
             v.observation.to_string(),
-            format::rate(t.rates.weak_per_instance)
+            format::rate(t.rates.weak_per_instance),
+            match (cpu, t.notes.get("cpu_used")) {
+                (true, Some(c)) => format!("  {c:>5}"),
+                (true, None) => format!("  {:>5}", "-"),
+                (false, _) => String::new(),
+            }
         );
     }
     let _ = writeln!(s, "{}", totals_line(run, tests));

@@ -136,7 +136,7 @@ pub struct Row {
     pub weak_per_second: String,
     /// The 95 % bound on each unseen allowed outcome, with how many there are.
     pub unseen_bound: String,
-    /// Test time.
+    /// Test time, with the cores' worth of CPU the CPU backend got (`0.5 s (cpu 1.96)`).
     pub time: String,
 }
 
@@ -183,7 +183,10 @@ impl Row {
                 _ if unseen > 0 => format!("no data ({unseen} unseen)"),
                 _ => "all seen".into(),
             },
-            time: format::seconds(t.observed.elapsed_s),
+            time: match t.notes.get("cpu_used") {
+                Some(c) => format!("{} (cpu {c})", format::seconds(t.observed.elapsed_s)),
+                None => format::seconds(t.observed.elapsed_s),
+            },
         }
     }
 }

@@ -41,6 +41,7 @@
 mod collect;
 mod exec;
 mod layout;
+pub mod load;
 mod options;
 mod program;
 mod provenance;
@@ -135,6 +136,11 @@ pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<Test
     });
     let mut provenance = provenance();
     provenance.insert("threads".into(), prog.roles.len().to_string());
+    // Cores' worth of CPU the process got while the test ran: the weak rate is for this much.
+    if let Some(cpu_s) = totals.cpu_s.filter(|_| totals.elapsed_s > 0.0) {
+        let used = cpu_s / totals.elapsed_s;
+        provenance.insert("cpu_used".into(), format!("{used:.2}"));
+    }
     Ok(TestRun {
         histogram: totals.histogram,
         parts: totals.parts,

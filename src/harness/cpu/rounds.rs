@@ -10,6 +10,7 @@
 use super::collect::LocalCounts;
 use super::exec::{self, Status};
 use super::layout::{Arena, Layout};
+use super::load;
 use super::options::Sync;
 use super::program::{Program, Source, MAX_REGS, SLOT_WORDS};
 use super::rng::Rng;
@@ -36,6 +37,9 @@ pub struct Totals {
     pub partial: bool,
     /// Seconds from the first round's start to the last round's end.
     pub elapsed_s: f64,
+    /// CPU seconds the role threads got (the scheduler's count); `None` where it cannot be
+    /// read.
+    pub cpu_s: Option<f64>,
 }
 
 /// How a run is shaped.
@@ -148,11 +152,21 @@ pub fn run(
     }
     let started = Instant::now();
     let partial = AtomicBool::new(false);
+    let cpu_ns = AtomicU64::new(0);
+    let cpu_known = AtomicUsize::new(0);
     std::thread::scope(|s| {
         for w in 0..roles {
             let sh = &sh;
             let partial = &partial;
-            s.spawn(move || worker(w, sh, cancel, partial, started));
+            let (cpu_ns, cpu_known) = (&cpu_ns, &cpu_known);
+            s.spawn(move || {
+                let before = load::thread_cpu_ns();
+                worker(w, sh, cancel, partial, started);
+                if let (Some(a), Some(b)) = (before, load::thread_cpu_ns()) {
+                    cpu_ns.fetch_add(b.saturating_sub(a), Ordering::Relaxed);
+                    cpu_known.fetch_add(1, Ordering::Relaxed);
+                }
+            });
         }
         let mut last_tick = Instant::now();
         while !sh.finished.load(Ordering::Acquire) {
@@ -179,6 +193,7 @@ pub fn run(
         instances,
         partial: partial.load(Ordering::Relaxed),
         elapsed_s,
+        cpu_s: (cpu_known.into_inner() == roles).then(|| cpu_ns.into_inner() as f64 * 1e-9),
     }
 }
 

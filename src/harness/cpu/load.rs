@@ -1,0 +1,100 @@
+//! How busy the machine is: the CPU backend sees weak behaviour only while a test's roles run
+//! at the same time, so its rates fall when other work takes the cores. A run says so: the
+//! load average before it starts, and the CPU time each test got.
+
+/// The load average over the last minute (Linux `/proc/loadavg`); `None` elsewhere.
+pub fn load_average() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// Nanoseconds the calling thread has spent on a CPU (Linux `/proc/thread-self/schedstat`,
+/// the scheduler's exact count); `None` elsewhere.
+pub fn thread_cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// User plus system CPU seconds of this process so far (Linux `/proc/self/stat`, in the
+/// kernel's 100 Hz clock ticks); `None` elsewhere.
+pub fn process_cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let utime: f64 = fields.get(11)?.parse().ok()?;
+    let stime: f64 = fields.get(12)?.parse().ok()?;
+    Some((utime + stime) / 100.0)
+}
+
+/// Whether a test of `threads` roles cannot have its cores to itself: the other work (`load`
+/// runnable tasks on average) and its roles need more than the `cores` there are, with half a
+/// core of slack for the run's own short tasks.
+pub fn loaded(load: f64, cores: usize, threads: usize) -> bool {
+    load + threads as f64 > cores as f64 + 0.5
+}
+
+/// The warning `run` prints before a CPU run on a loaded machine (for its tests of `threads`
+/// roles or more), or `None`.
+pub fn warning(load: f64, cores: usize, threads: usize) -> Option<String> {
+    loaded(load, cores, threads).then(|| {
+        format!(
+            "the machine is loaded (load average {load:.2} over the last minute, {cores} \
+             core{}): the CPU backend shows weak behaviour only while a test's threads run at \
+             the same time, so its weak rates will be lower and vary between runs; the `cpu` \
+             column says how many cores' worth each test got",
+            if cores == 1 { "" } else { "s" }
+        )
+    })
+}
+
+/// Whether a test of `threads` roles got less CPU than it needed at once: less than 80 % of
+/// `min(threads, cores)` cores' worth while it ran.
+pub fn starved(cpu_used: f64, cores: usize, threads: usize) -> bool {
+    cpu_used < 0.8 * threads.min(cores) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_two_thread_test_on_two_cores_needs_them_both_free() {
+        assert!(!loaded(0.2, 2, 2));
+        assert!(loaded(1.0, 2, 2));
+        assert!(!loaded(4.0, 16, 4));
+        assert!(loaded(13.0, 16, 4));
+        assert!(warning(0.2, 2, 2).is_none());
+        let w = warning(3.5, 2, 2).unwrap();
+        assert!(
+            w.contains("load average 3.50") && w.contains("2 cores"),
+            "{w}"
+        );
+    }
+
+    #[test]
+    fn a_test_is_starved_below_four_fifths_of_the_cores_it_can_use() {
+        assert!(!starved(1.9, 2, 2));
+        assert!(starved(1.2, 2, 2));
+        assert!(!starved(1.7, 2, 4));
+        assert!(!starved(0.9, 1, 2));
+        assert!(starved(0.5, 1, 2));
+    }
+
+    #[test]
+    fn this_process_has_used_some_cpu_time_and_the_load_is_a_number() {
+        if !std::path::Path::new("/proc/self/stat").exists() {
+            eprintln!("no /proc: nothing to check here");
+            return;
+        }
+        // The thread's count advances as it computes (within a bounded wait on a busy machine).
+        let before = thread_cpu_ns().unwrap();
+        let spin = std::time::Instant::now();
+        while thread_cpu_ns().unwrap() < before + 20_000_000 && spin.elapsed().as_secs() < 10 {
+            std::hint::black_box(0u64);
+        }
+        assert!(thread_cpu_ns().unwrap() >= before + 20_000_000);
+        assert!(process_cpu_seconds().unwrap() >= 0.02);
+        assert!(load_average().unwrap() >= 0.0);
+    }
+}
