@@ -1,13 +1,13 @@
 //! The model check of one test under a time bound: `check` and `run` give every test at most
 //! `--timeout` seconds, and `run` also stops it within a fraction of a second of Ctrl-C. The
-//! model itself reads only a flag (it stays free of clocks and signals); a watcher thread here
-//! sets the flag at the deadline or on a stop signal.
+//! model itself reads only a flag (it stays free of clocks and signals); one watcher thread here
+//! sets the flag of each check at its deadline, or of all on a stop signal.
 
 use super::interrupt;
 use crate::litmus::ast::Test;
 use crate::model::{self, ModelError, ModelVerdict};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
 /// How often the watcher looks at the clock and the stop signals.
@@ -15,35 +15,58 @@ const WATCH_EVERY: Duration = Duration::from_millis(50);
 
 /// The time bound given on the command line, checked.
 pub fn timeout(seconds: f64) -> Result<Duration, String> {
-    if seconds.is_finite() && seconds > 0.0 {
-        Ok(Duration::from_secs_f64(seconds))
-    } else {
-        Err(format!(
+    match Duration::try_from_secs_f64(seconds) {
+        Ok(d) if seconds > 0.0 => Ok(d),
+        _ => Err(format!(
             "--timeout {seconds}: expected a positive number of seconds"
-        ))
+        )),
     }
+}
+
+/// A check being watched: its deadline and the flag that stops it.
+struct Watched {
+    /// `None`: beyond what the clock can count.
+    deadline: Option<Instant>,
+    stop: Arc<AtomicBool>,
+}
+
+/// The checks in progress. One watcher thread serves them all, started with the first, so a
+/// check costs a lock and a push, not a thread (which would cost more than checking most tests).
+static WATCHED: Mutex<Vec<Watched>> = Mutex::new(Vec::new());
+
+/// Starts the watcher thread once: every [`WATCH_EVERY`] it stops the checks past their
+/// deadline, and all of them on a stop signal.
+fn start_watcher() {
+    static STARTED: Once = Once::new();
+    STARTED.call_once(|| {
+        std::thread::spawn(|| loop {
+            std::thread::sleep(WATCH_EVERY);
+            let now = Instant::now();
+            let stop_all = interrupt::requested();
+            for w in watched().iter() {
+                if stop_all || w.deadline.is_some_and(|d| now >= d) {
+                    w.stop.store(true, Ordering::Relaxed);
+                }
+            }
+        });
+    });
+}
+
+/// The list of checks in progress (a panic elsewhere leaves it usable).
+fn watched() -> std::sync::MutexGuard<'static, Vec<Watched>> {
+    WATCHED.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// [`model::check`] of `test`, given up after `limit` or on a stop signal, with the reason.
 pub fn check(test: &Test, limit: Duration) -> Result<ModelVerdict, String> {
+    start_watcher();
     let stop = Arc::new(AtomicBool::new(false));
-    let (done, finished) = mpsc::channel::<()>();
-    let flag = Arc::clone(&stop);
-    let started = Instant::now();
-    let watcher = std::thread::spawn(move || loop {
-        match finished.recv_timeout(WATCH_EVERY) {
-            Err(mpsc::RecvTimeoutError::Timeout) => {
-                if interrupt::requested() || started.elapsed() >= limit {
-                    flag.store(true, Ordering::Relaxed);
-                    return;
-                }
-            }
-            _ => return,
-        }
+    watched().push(Watched {
+        deadline: Instant::now().checked_add(limit),
+        stop: Arc::clone(&stop),
     });
-    let result = model::check_until(test, Some(stop));
-    drop(done);
-    let _ = watcher.join();
+    let result = model::check_until(test, Some(Arc::clone(&stop)));
+    watched().retain(|w| !Arc::ptr_eq(&w.stop, &stop));
     result.map_err(|e| match e {
         ModelError::Stopped if interrupt::requested() => "model: interrupted".to_string(),
         ModelError::Stopped => format!(

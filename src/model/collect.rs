@@ -40,6 +40,8 @@ pub struct Collector {
     /// Outcomes of sequentially consistent candidates (in `sc_mode`).
     pub sc_found: BTreeSet<Outcome>,
     current: Vec<Value>,
+    /// What [`Collector::settled`] answers, kept up to date (the search asks at every choice).
+    settled: bool,
     faulty: Option<ModelError>,
     /// Allowed outcomes with one witness each.
     pub allowed: BTreeMap<Outcome, Execution>,
@@ -104,6 +106,7 @@ impl Collector {
             no_locs,
             slots,
             current: vec![0; n],
+            settled: false,
             faulty: None,
             allowed: BTreeMap::new(),
             excluded: BTreeMap::new(),
@@ -119,11 +122,18 @@ impl Collector {
     /// Whether nothing more can be learnt from the current combination: its outcome (fixed by
     /// the traces when no final memory value is observed) is already allowed with a witness.
     pub fn settled(&self) -> bool {
+        self.settled
+    }
+
+    /// Recomputes [`Collector::settled`] for the current combination.
+    fn update_settled(&mut self) {
         let o = Outcome(self.current.clone());
-        if self.sc_mode {
-            return self.no_locs && self.sc_found.contains(&o);
-        }
-        self.no_locs && self.faulty.is_none() && self.allowed.contains_key(&o)
+        self.settled = self.no_locs
+            && if self.sc_mode {
+                self.sc_found.contains(&o)
+            } else {
+                self.faulty.is_none() && self.allowed.contains_key(&o)
+            };
     }
 
     /// Counts one candidate execution; fails past the budget or when asked to stop.
@@ -175,6 +185,7 @@ impl Collector {
             }
         }
         self.faulty = traces.iter().find_map(|t| t.fault.clone());
+        self.update_settled();
     }
 
     /// The outcomes a candidate gives: final values of co-maximal writes, or of any write when
@@ -227,6 +238,7 @@ impl Sink for Collector {
                 slot.insert(ex);
             }
         }
+        self.update_settled();
     }
 
     /// Records an inconsistent candidate and the axiom it violates.
@@ -268,6 +280,7 @@ impl ScSink for Collector {
         for o in self.outcomes(combo, Some(co)) {
             self.sc_found.insert(o);
         }
+        self.update_settled();
     }
 }
 

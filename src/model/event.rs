@@ -2,6 +2,7 @@
 //! the relations of PTX ISA §8 look at (thread, strength, scope, location, proxy).
 
 use crate::litmus::ast::{Proxy, Scope, Value};
+use std::sync::Arc;
 
 /// Which kind of fence a fence event is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -75,8 +76,9 @@ pub struct Event {
     /// Virtual address (one per generic name; a texture/surface/constant alias shares its
     /// target's) for memory events.
     pub vaddr: usize,
-    /// The location name the instruction used.
-    pub loc_name: String,
+    /// The location name the instruction used (shared: events are copied into every
+    /// combination of traces).
+    pub loc_name: Arc<str>,
     /// The value read or written.
     pub value: Value,
     /// Strong (relaxed, acquire, release, acq_rel, volatile) rather than weak.

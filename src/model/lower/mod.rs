@@ -21,6 +21,7 @@ use crate::litmus::ast::{
 };
 use run::{Runner, State};
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// How often one loop may be unrolled when its iterations have effects.
 pub const MAX_LOOP_ITERATIONS: u32 = 16;
@@ -231,6 +232,7 @@ impl Program {
                 thread: t,
                 tid: i,
                 domains,
+                no_name: Arc::from(""),
             }
             .run(State::new(t), &mut out)?;
             events += out.iter().map(|tr| tr.events.len()).sum::<usize>();

@@ -14,12 +14,23 @@ use crate::litmus::ast::{
     Proxy, ProxyFenceKind, Reg, Scope, Sem, Value,
 };
 use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
 
 /// The most instructions one path may run.
 const MAX_STEPS: usize = 10_000;
 
+/// The reads one event depends on: through its address, its written value, the branches
+/// before it, and all of them.
+#[derive(Clone, Copy, Default)]
+struct EventDeps {
+    all: u64,
+    addr: u64,
+    data: u64,
+    ctrl: u64,
+}
+
 /// Where a thread is on one path.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub(super) struct State {
     pc: usize,
     regs: Vec<Value>,
@@ -28,10 +39,8 @@ pub(super) struct State {
     /// The reads the branches taken so far depend on.
     ctrl: u64,
     events: Vec<Event>,
-    deps: Vec<u64>,
-    addr: Vec<u64>,
-    data: Vec<u64>,
-    ctrl_of: Vec<u64>,
+    /// Per event, the reads it depends on (one vector, so a fork clones one more, not four).
+    deps: Vec<EventDeps>,
     rmw: Vec<(usize, usize)>,
     bar_red: Vec<BarRedGuess>,
     /// Per label index: registers and event count when the label was last passed.
@@ -54,9 +63,6 @@ impl State {
             ctrl: 0,
             events: Vec::new(),
             deps: Vec::new(),
-            addr: Vec::new(),
-            data: Vec::new(),
-            ctrl_of: Vec::new(),
             rmw: Vec::new(),
             bar_red: Vec::new(),
             snapshots: HashMap::new(),
@@ -83,6 +89,8 @@ pub(super) struct Runner<'a> {
     pub thread: &'a ThreadProg,
     pub tid: usize,
     pub domains: &'a [BTreeSet<Value>],
+    /// The location name of events that access no memory (one, shared by all).
+    pub no_name: Arc<str>,
 }
 
 /// An atomic read-modify-write to run: its attributes and operands.
@@ -123,7 +131,7 @@ impl Runner<'_> {
             kind,
             loc: 0,
             vaddr: 0,
-            loc_name: String::new(),
+            loc_name: Arc::clone(&self.no_name),
             value: 0,
             strong: true,
             acquire: false,
@@ -147,10 +155,12 @@ impl Runner<'_> {
             });
         }
         st.events.push(e);
-        st.deps.push(addr | data | st.ctrl);
-        st.addr.push(addr);
-        st.data.push(data);
-        st.ctrl_of.push(st.ctrl);
+        st.deps.push(EventDeps {
+            all: addr | data | st.ctrl,
+            addr,
+            data,
+            ctrl: st.ctrl,
+        });
         Ok(st.events.len() - 1)
     }
 
@@ -167,10 +177,10 @@ impl Runner<'_> {
         }
         out.push(Trace {
             events: st.events,
-            deps: st.deps,
-            addr: st.addr,
-            data: st.data,
-            ctrl: st.ctrl_of,
+            deps: st.deps.iter().map(|d| d.all).collect(),
+            addr: st.deps.iter().map(|d| d.addr).collect(),
+            data: st.deps.iter().map(|d| d.data).collect(),
+            ctrl: st.deps.iter().map(|d| d.ctrl).collect(),
             rmw: st.rmw,
             regs: st.regs,
             bar_red: st.bar_red,
@@ -330,7 +340,7 @@ impl Runner<'_> {
         let mut e = self.base_event(kind, pc);
         e.loc = l.phys;
         e.vaddr = l.vaddr;
-        e.loc_name = addr.loc.clone();
+        e.loc_name = addr.loc.as_str().into();
         e.strong = sem.is_strong();
         e
     }
@@ -362,8 +372,9 @@ impl Runner<'_> {
         e.scope = event_scope(sem, *scope);
         e.proxy = *proxy;
         let di = self.reg(dst);
-        for &v in &self.domains[l.phys] {
-            let mut s2 = st.clone();
+        let values = &self.domains[l.phys];
+        for (i, &v) in values.iter().enumerate() {
+            let mut s2 = fork(st, i + 1 == values.len());
             let mut e2 = e.clone();
             e2.value = v;
             let idx = self.push(&mut s2, e2, adep, 0)?;
@@ -459,7 +470,7 @@ impl Runner<'_> {
     /// from it (none when the operation writes nothing, as a failed `cas`).
     fn rmw(
         &self,
-        st: &State,
+        st: &mut State,
         pc: usize,
         op: &RmwOp,
         out: &mut Vec<Trace>,
@@ -485,8 +496,9 @@ impl Runner<'_> {
         w.acquire = false;
         w.release = op.sem.releases();
         w.from_red = false;
-        for &old in &self.domains[l.phys] {
-            let mut s2 = st.clone();
+        let values = &self.domains[l.phys];
+        for (i, &old) in values.iter().enumerate() {
+            let mut s2 = fork(st, i + 1 == values.len());
             let mut r2 = r.clone();
             r2.value = old;
             let ri = self.push(&mut s2, r2, adep, 0)?;
@@ -496,7 +508,7 @@ impl Runner<'_> {
                 // The new value is computed from the old one except for `exch`.
                 let own = if op.op == AtomOp::Exch { 0 } else { 1u64 << ri };
                 let wi = self.push(&mut s2, w2, adep, da | db | own)?;
-                s2.deps[wi] |= 1u64 << ri;
+                s2.deps[wi].all |= 1u64 << ri;
                 s2.rmw.push((ri, wi));
             }
             if let Some(di) = op.dst {
@@ -629,6 +641,16 @@ impl Runner<'_> {
             Ok(x) => Ok(Some(x)),
             Err(f) => self.finish(st.clone(), Some(f), out).map(|()| None),
         }
+    }
+}
+
+/// A copy of `st` for one of the paths a read forks into; the last path takes `st` itself,
+/// which its caller no longer reads.
+fn fork(st: &mut State, last: bool) -> State {
+    if last {
+        std::mem::take(st)
+    } else {
+        st.clone()
     }
 }
 
