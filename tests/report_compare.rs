@@ -52,10 +52,13 @@ fn planted_changes_are_marked_in_the_matrix() {
     assert_eq!(mp.cells[2], Seen::Absent);
     let sb = &c.lines[2];
     assert_eq!(compare::Comparison::mark(sb), "*");
-    let Seen::Weak(5_000, 1_000_000, (lo, hi)) = sb.cells[0] else {
+    let Seen::Weak(5_000, 1_000_000, Some((lo, hi))) = sb.cells[0] else {
         panic!("{:?}", sb.cells[0]);
     };
-    assert!(lo < 0.005 && 0.005 < hi && hi - lo < 3e-4, "{lo} {hi}");
+    // Steady parts (phi = 1) over 20 parts: Student's t at 19 degrees of freedom (2.093)
+    // makes the interval wider than Wilson's on instances (1.96; 2.77e-4 wide).
+    assert!(lo < 0.005 && 0.005 < hi, "{lo} {hi}");
+    assert!(2.9e-4 < hi - lo && hi - lo < 3.0e-4, "{}", hi - lo);
     // SB is the only test with weak counts in several sets besides MP's zeros.
     assert!(c.regressed());
 
@@ -84,6 +87,62 @@ fn planted_changes_are_marked_in_the_matrix() {
         page.contains("<td class=\"violation\">VIOLATION 3/1,000,000</td>"),
         "{page}"
     );
+}
+
+/// Two sets of SB with `weak` of 1,000,000 weak instances over 20 parts of 50,000: the same
+/// in every part, or all in every other part (as a loaded machine makes rounds swing).
+fn sb_set(dir: &Path, id: &str, weak: u64, swinging: bool) -> ptx_litmus::results::ResultSet {
+    let mut tests = records(
+        &suite(Knobs {
+            sb_weak: weak,
+            ..Knobs::default()
+        }),
+        2.0,
+    );
+    tests.retain(|t| t.name == "SB");
+    for (j, p) in tests[0].observed.parts.iter_mut().enumerate() {
+        assert_eq!(p.instances, 50_000);
+        p.weak = match (swinging, j % 2) {
+            (false, _) => weak / 20,
+            (true, 0) => weak / 10,
+            (true, _) => 0,
+        };
+    }
+    let r = covering(run(id, "550.54.15", None), &tests);
+    write_result_set(dir, &r, &tests, false).unwrap();
+    read_result_set(dir).unwrap()
+}
+
+#[test]
+fn rates_are_compared_over_parts_not_instances() {
+    let root = scratch("compare_parts");
+    let steady = [
+        sb_set(&root.join("a"), "a", 5_000, false),
+        sb_set(&root.join("b"), "b", 6_000, false),
+    ];
+    let c = compare::compare(&steady);
+    assert!(c.lines[0].significant, "{:?}", c.lines[0]);
+    // The same totals from parts that swing: the change is within their scatter.
+    let swinging = [
+        sb_set(&root.join("c"), "c", 5_000, true),
+        sb_set(&root.join("d"), "d", 6_000, true),
+    ];
+    let c = compare::compare(&swinging);
+    let l = &c.lines[0];
+    assert!(!l.significant && l.min_p.unwrap() > 0.05, "{l:?}");
+    assert_eq!(compare::Comparison::mark(l), "");
+    // Each set's interval widens with its scatter.
+    let width = |s: &Seen| match s {
+        Seen::Weak(_, _, Some((lo, hi))) => hi - lo,
+        other => panic!("{other:?}"),
+    };
+    let steady_cell = &compare::compare(&steady).lines[0].cells[0];
+    assert!(width(&l.cells[0]) > 5.0 * width(steady_cell), "{l:?}");
+    // The two-way diff of the same pair agrees.
+    let d = ptx_litmus::report::diff::diff(&swinging[0], &swinging[1]);
+    assert_eq!(d.significant().count(), 0);
+    let d = ptx_litmus::report::diff::diff(&steady[0], &steady[1]);
+    assert_eq!(d.significant().count(), 1);
 }
 
 #[test]

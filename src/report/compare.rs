@@ -2,13 +2,15 @@
 //! column per set, each cell what that set saw (a violation, the weak rate with its 95 %
 //! interval, weak outcomes unseen with their 95 % upper bound, no data, or absent). A row is
 //! marked when its cells differ in kind or when some pair of sets has significantly different
-//! weak rates (two-sided test of [`super::stats`], Bonferroni over every pair of every test).
+//! weak rates. Rates, their intervals and their comparisons take the part of a run (a group of
+//! rounds or launch batches) as the unit, as the two-way `diff` does ([`super::dispersion`]):
+//! the quasi-binomial test for every pair of sets, Bonferroni over every pair of every test.
 
 use super::diff::ALPHA;
+use super::dispersion::{quasi_binomial, rate_interval};
 use super::format;
 use super::html::esc;
-use super::stats;
-use crate::results::{ResultSet, TestRecord};
+use crate::results::{PartCounts, ResultSet, TestRecord};
 use crate::text::pad;
 use crate::verdict::{unseen_upper_bound_95, Class, Status};
 use std::collections::BTreeSet;
@@ -27,8 +29,9 @@ pub enum Seen {
     Violation(u64, u64),
     /// The model allows no weak outcome; conformant over this many instances.
     ScOnly(u64),
-    /// Weak outcomes seen: weak instances, instances, 95 % interval of the rate.
-    Weak(u64, u64, (f64, f64)),
+    /// Weak outcomes seen: weak instances, instances, and the 95 % interval of the rate over
+    /// the set's parts (`None` when it recorded fewer than 2).
+    Weak(u64, u64, Option<(f64, f64)>),
     /// Weak outcomes allowed but unseen in this many instances, with the 95 % upper bound.
     Unseen(u64, f64),
 }
@@ -50,12 +53,17 @@ impl Seen {
     /// The cell's text.
     pub fn text(&self) -> String {
         match self {
-            Seen::Weak(k, n, (lo, hi)) => format!(
-                "weak {} [{}, {}]",
-                format::rate(crate::verdict::rate_per_instance(*k, *n)),
-                format::rate(Some(*lo)),
-                format::rate(Some(*hi))
-            ),
+            Seen::Weak(k, n, interval) => {
+                let rate = format::rate(crate::verdict::rate_per_instance(*k, *n));
+                match interval {
+                    Some((lo, hi)) => format!(
+                        "weak {rate} [{}, {}]",
+                        format::rate(Some(*lo)),
+                        format::rate(Some(*hi))
+                    ),
+                    None => format!("weak {rate} [no interval: < 2 parts]"),
+                }
+            }
             Seen::Unseen(_, ub) => format!("unseen <{}", format::rate(Some(*ub))),
             Seen::Violation(k, n) => {
                 format!("VIOLATION {}/{}", format::count(*k), format::count(*n))
@@ -65,12 +73,9 @@ impl Seen {
         }
     }
 
-    fn weak_counts(&self) -> Option<(u64, u64)> {
-        match self {
-            Seen::Weak(k, n, _) => Some((*k, *n)),
-            Seen::Unseen(n, _) => Some((0, *n)),
-            _ => None,
-        }
+    /// Whether the cell has a weak rate to compare (seen or unseen).
+    fn has_rate(&self) -> bool {
+        matches!(self, Seen::Weak(..) | Seen::Unseen(..))
     }
 }
 
@@ -85,7 +90,7 @@ fn seen(t: &TestRecord) -> Seen {
         Status::Conformant if v.counts.weak > 0 => Seen::Weak(
             v.counts.weak,
             n,
-            stats::wilson_95(v.counts.weak, n).unwrap_or((0.0, 1.0)),
+            rate_interval(&t.observed.parts).map(|r| (r.lo, r.hi)),
         ),
         Status::Conformant => Seen::Unseen(n, unseen_upper_bound_95(n).unwrap_or(1.0)),
     }
@@ -100,8 +105,11 @@ pub struct Line {
     pub cells: Vec<Seen>,
     /// Whether the cells differ in kind.
     pub kinds_differ: bool,
-    /// The smallest p-value of a weak-rate comparison between two sets, if any pair had data.
+    /// The smallest p-value of a weak-rate comparison between two sets, if any pair could be
+    /// compared.
     pub min_p: Option<f64>,
+    /// Pairs of sets with weak rates that could not be compared (too few parts).
+    pub untested: usize,
     /// Whether `min_p` is below the threshold.
     pub significant: bool,
 }
@@ -115,6 +123,8 @@ pub struct Comparison {
     pub lines: Vec<Line>,
     /// The Bonferroni threshold of the weak-rate comparisons.
     pub threshold: f64,
+    /// How many pairs of cells were compared, over every test.
+    pub pairs: usize,
 }
 
 fn describe(set: &ResultSet) -> String {
@@ -128,36 +138,39 @@ fn describe(set: &ResultSet) -> String {
     parts.join(", ")
 }
 
-fn cells_of(sets: &[ResultSet], name: &str) -> Vec<Seen> {
+/// Each set's cell for the test, with the parts of its record when the cell has a weak rate.
+fn cells_of<'a>(sets: &'a [ResultSet], name: &str) -> Vec<(Seen, Option<&'a [PartCounts]>)> {
     let mut first_hash: Option<&str> = None;
     sets.iter()
         .map(|s| match s.tests.iter().find(|t| t.name == name) {
-            None => Seen::Absent,
-            Some(t) if first_hash.is_some_and(|h| h != t.hash) => Seen::OtherTest,
+            None => (Seen::Absent, None),
+            Some(t) if first_hash.is_some_and(|h| h != t.hash) => (Seen::OtherTest, None),
             Some(t) => {
                 first_hash.get_or_insert(&t.hash);
-                seen(t)
+                let cell = seen(t);
+                let parts = cell.has_rate().then_some(t.observed.parts.as_slice());
+                (cell, parts)
             }
         })
         .collect()
 }
 
-/// The smallest two-sided p-value over every pair of cells with weak counts, and the number
-/// of pairs compared.
-fn pairwise(cells: &[Seen]) -> (Option<f64>, usize) {
-    let counts: Vec<(u64, u64)> = cells.iter().filter_map(Seen::weak_counts).collect();
-    let mut min: Option<f64> = None;
-    let mut pairs = 0;
-    for i in 0..counts.len() {
-        for j in i + 1..counts.len() {
-            let ((k1, n1), (k2, n2)) = (counts[i], counts[j]);
-            if let Some((p, _)) = stats::two_proportion(k1, n1, k2, n2) {
-                pairs += 1;
-                min = Some(min.map_or(p, |m| m.min(p)));
+/// Over every pair of cells with weak rates: the smallest two-sided p-value of the
+/// quasi-binomial comparison, the pairs compared, and those without enough parts to compare.
+fn pairwise(parts: &[&[PartCounts]]) -> (Option<f64>, usize, usize) {
+    let (mut min, mut pairs, mut untested): (Option<f64>, usize, usize) = (None, 0, 0);
+    for i in 0..parts.len() {
+        for j in i + 1..parts.len() {
+            match quasi_binomial(parts[i], parts[j]) {
+                Some(d) => {
+                    pairs += 1;
+                    min = Some(min.map_or(d.p, |m| m.min(d.p)));
+                }
+                None => untested += 1,
             }
         }
     }
-    (min, pairs)
+    (min, pairs, untested)
 }
 
 /// Compares the sets, test by test.
@@ -170,15 +183,17 @@ pub fn compare(sets: &[ResultSet]) -> Comparison {
     let mut lines: Vec<Line> = names
         .into_iter()
         .map(|name| {
-            let cells = cells_of(sets, name);
+            let (cells, parts): (Vec<Seen>, Vec<_>) = cells_of(sets, name).into_iter().unzip();
             let kinds: BTreeSet<&str> = cells.iter().map(Seen::kind).collect();
-            let (min_p, pairs) = pairwise(&cells);
+            let parts: Vec<&[PartCounts]> = parts.into_iter().flatten().collect();
+            let (min_p, pairs, untested) = pairwise(&parts);
             pairs_total += pairs;
             Line {
                 name: name.to_string(),
                 kinds_differ: kinds.len() > 1,
                 cells,
                 min_p,
+                untested,
                 significant: false,
             }
         })
@@ -194,6 +209,7 @@ pub fn compare(sets: &[ResultSet]) -> Comparison {
             .collect(),
         lines,
         threshold,
+        pairs: pairs_total,
     }
 }
 
@@ -229,14 +245,22 @@ pub fn letter(i: usize) -> String {
 }
 
 fn note(c: &Comparison) -> String {
+    let untested: usize = c.lines.iter().map(|l| l.untested).sum();
     format!(
         "`!`: the sets saw different kinds of result; `*`: two sets' weak rates differ \
-         significantly (Fisher's exact or z-test, p < {ALPHA} / {} = {:.3e}, Bonferroni over \
-         every pair of sets of every test). weak: rate per instance [Wilson 95 % interval]; \
-         unseen: allowed weak outcomes never seen, rate < 95 % upper bound; ok: the model allows \
-         no weak outcome.",
-        (ALPHA / c.threshold).round(),
-        c.threshold
+         significantly. The unit is a part of a run (a group of consecutive CPU rounds or GPU \
+         launch batches), not the instance, since the instances of one round share its timing \
+         and load: each pair of sets is compared by the quasi-binomial Wald test over their \
+         parts (dispersion phi, at least 1, from how far each set's parts scatter around its \
+         rate; Student's t), significant when p < {ALPHA} / {} = {:.3e} (Bonferroni over the {} \
+         pairs compared; {untested} pairs had too few parts to compare). weak: rate per \
+         instance [95 % interval over the set's parts: Wilson's at n / phi instances with t's \
+         critical value]; unseen: allowed weak outcomes never seen, rate < the 95 % upper bound \
+         of independent instances (about 3/n; rounds that share their load make the honest \
+         bound wider); ok: the model allows no weak outcome.",
+        c.pairs.max(1),
+        c.threshold,
+        c.pairs
     )
 }
 

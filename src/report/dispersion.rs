@@ -58,6 +58,53 @@ pub fn quasi_binomial(a: &[PartCounts], b: &[PartCounts]) -> Option<Dispersed> {
     })
 }
 
+/// One set's weak rate with its 95 % interval, the part as the unit.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RateInterval {
+    /// The lower bound.
+    pub lo: f64,
+    /// The upper bound.
+    pub hi: f64,
+    /// The dispersion estimate `φ` of the set's parts (1 = binomial; never below).
+    pub phi: f64,
+    /// Degrees of freedom: non-empty parts less 1.
+    pub df: u64,
+}
+
+/// The 95 % interval of a set's weak rate over its parts: Wilson's interval at the effective
+/// sample size `n / φ` (`φ` from how far the parts scatter around the set's rate, at least 1;
+/// Kish's design effect) with Student's t critical value at the parts less 1 degrees of
+/// freedom in place of the normal's. `None` with fewer than 2 non-empty parts: one part tells
+/// nothing of how rounds scatter, and an interval on instances would claim too much.
+pub fn rate_interval(parts: &[PartCounts]) -> Option<RateInterval> {
+    let parts: Vec<&PartCounts> = parts.iter().filter(|p| p.instances > 0).collect();
+    if parts.len() < 2 {
+        return None;
+    }
+    let (k, n) = totals(&parts);
+    let p = k / n;
+    let df = parts.len() as u64 - 1;
+    let phi = (pearson(&parts, p) / df as f64).max(1.0);
+    let (lo, hi) = super::stats::wilson(p, n / phi, t_critical_95(df));
+    Some(RateInterval { lo, hi, phi, df })
+}
+
+/// The two-sided 95 % critical value of Student's t with `df` degrees of freedom (by bisection
+/// on [`student_t_two_sided`], which falls as `t` grows).
+pub fn t_critical_95(df: u64) -> f64 {
+    // df = 1 needs 12.7; nothing needs more than 1000.
+    let (mut lo, mut hi) = (0.0f64, 1000.0f64);
+    for _ in 0..80 {
+        let mid = (lo + hi) / 2.0;
+        if student_t_two_sided(mid, df) > 0.05 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo + hi) / 2.0
+}
+
 /// Weak and total instances of a set's parts.
 fn totals(parts: &[&PartCounts]) -> (f64, f64) {
     let n: u64 = parts.iter().map(|p| p.instances).sum();
@@ -287,5 +334,59 @@ mod tests {
             found += usize::from(quasi_binomial(&a, &b).unwrap().p < 0.001);
         }
         assert!(found >= 18, "found {found} of 20");
+    }
+
+    #[test]
+    fn t_critical_values_match_tables() {
+        for (df, t) in [(1, 12.706), (4, 2.776), (10, 2.228), (30, 2.042)] {
+            let got = t_critical_95(df);
+            assert!((got - t).abs() < 2e-3, "df {df}: {got}");
+        }
+    }
+
+    #[test]
+    fn one_part_has_no_interval() {
+        assert_eq!(rate_interval(&parts(&[(5, 100)])), None);
+        assert_eq!(rate_interval(&parts(&[(5, 100), (0, 0)])), None);
+        let r = rate_interval(&parts(&[(5, 100), (5, 100)])).unwrap();
+        assert_eq!((r.phi, r.df), (1.0, 1));
+        // t with 1 degree of freedom: far wider than Wilson's on 200 instances.
+        let (lo, hi) = crate::report::stats::wilson_95(10, 200).unwrap();
+        assert!(r.lo < lo && r.hi > hi, "{r:?}");
+    }
+
+    #[test]
+    fn interval_widens_with_scatter() {
+        let steady = rate_interval(&parts(&[(50, 1000); 20])).unwrap();
+        assert_eq!(steady.phi, 1.0);
+        assert!(steady.lo < 0.05 && 0.05 < steady.hi, "{steady:?}");
+        let swing = rate_interval(&parts(&[(0, 1000), (100, 1000)].repeat(10))).unwrap();
+        assert!(swing.phi > 50.0, "{swing:?}");
+        assert!(
+            swing.hi - swing.lo > 5.0 * (steady.hi - steady.lo),
+            "{swing:?}"
+        );
+    }
+
+    #[test]
+    fn interval_covers_a_swinging_rate_where_pooled_wilson_does_not() {
+        let mut state = 11;
+        let (mut covered, mut pooled_covered) = (0, 0);
+        for _ in 0..200 {
+            let r = run(&mut state, 0.05, 20);
+            let i = rate_interval(&r).unwrap();
+            covered += usize::from(i.lo <= 0.05 && 0.05 <= i.hi);
+            let (k, n) = r
+                .iter()
+                .fold((0, 0), |(k, n), p| (k + p.weak, n + p.instances));
+            let (lo, hi) = crate::report::stats::wilson_95(k, n).unwrap();
+            pooled_covered += usize::from(lo <= 0.05 && 0.05 <= hi);
+        }
+        // A 95 % interval covers the true rate about 190 times in 200.
+        assert!(covered >= 180, "covered {covered} of 200");
+        assert!(
+            pooled_covered <= 120,
+            "pooled Wilson covered {pooled_covered} of 200"
+        );
     }
 }

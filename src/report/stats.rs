@@ -112,11 +112,16 @@ pub fn wilson_95(k: u64, n: u64) -> Option<(f64, f64)> {
         return None;
     }
     const Z: f64 = 1.959_963_984_540_054;
-    let (nf, p) = (n as f64, k as f64 / n as f64);
-    let z2 = Z * Z / nf;
+    Some(wilson(k as f64 / n as f64, n as f64, Z))
+}
+
+/// The Wilson score interval of a rate `p` over `n` trials (`n` need not be whole: an
+/// effective sample size) with the critical value `z`.
+pub fn wilson(p: f64, n: f64, z: f64) -> (f64, f64) {
+    let z2 = z * z / n;
     let centre = (p + z2 / 2.0) / (1.0 + z2);
-    let half = Z * (p * (1.0 - p) / nf + z2 / nf / 4.0).sqrt() / (1.0 + z2);
-    Some(((centre - half).max(0.0), (centre + half).min(1.0)))
+    let half = z * (p * (1.0 - p) / n + z2 / n / 4.0).sqrt() / (1.0 + z2);
+    ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
 #[cfg(test)]
