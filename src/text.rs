@@ -1,4 +1,5 @@
-//! Plain-text layout shared by every table the tool prints.
+//! Plain-text layout shared by every table the tool prints, and the escaping of text for
+//! Markdown and HTML pages.
 
 /// `s` followed by spaces up to `width` characters. Unlike a `{:width$}` format, any width
 /// works: formatting panics on widths over 65,535, which a long test name can reach.
@@ -40,6 +41,22 @@ pub fn md_code(s: &str) -> String {
         ""
     };
     format!("{fence}{pad}{body}{pad}{fence}")
+}
+
+/// Text escaped for HTML, in element content and in quoted attribute values.
+pub fn html(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 #[cfg(test)]

@@ -55,7 +55,7 @@ fn planted_faults_are_classified_with_their_sass() {
         ("swapped".to_string(), &swapped),
         ("narrowed".to_string(), &narrowed),
     ];
-    let m = matrix::build(&kernels, vec![venv_column()], |_, _| {});
+    let m = matrix::build(&kernels, vec![venv_column()], &matrix::untouched, |_, _| {});
     let verdicts: Vec<Verdict> = m.rows.iter().map(|r| r.cells[0].verdict).collect();
     assert_eq!(
         verdicts,
@@ -101,7 +101,7 @@ fn summaries_do_not_depend_on_the_batch() {
     let sb = kernel(&load("litmus/sb/SB+rel.gpu+acq.gpu.litmus")).expect("SB generates");
     let k = mp();
     let kernels = [("sb".to_string(), &sb), ("mp".to_string(), &k)];
-    let m = matrix::build(&kernels, vec![venv_column()], |_, _| {});
+    let m = matrix::build(&kernels, vec![venv_column()], &matrix::untouched, |_, _| {});
     let sass = tools::disassemble(&tools::assemble(&k.ptx, "sm_90").unwrap()).unwrap();
     let alone = signature::of(&k, &disasm::functions(&sass), "");
     let batched = &m.rows[1].cells[0];
@@ -111,6 +111,84 @@ fn summaries_do_not_depend_on_the_batch() {
         m.rows[0].cells[0].hash, batched.hash,
         "SB's code is not MP's"
     );
+}
+
+/// A planted compiler fault for the column named `planted`: in every function, the first two
+/// global stores change places (as a compiler that reorders stores would emit them).
+fn swap_first_stores(col: &Column, funcs: &mut matrix::Functions) {
+    if col.version != "planted" {
+        return;
+    }
+    for f in funcs.values_mut() {
+        let stores: Vec<usize> = (0..f.len()).filter(|&i| f[i].base() == "STG").collect();
+        if let [a, b, ..] = stores[..] {
+            let (x, y) = (f[a].clone(), f[b].clone());
+            (f[a].opcode, f[a].operands) = (y.opcode, y.operands);
+            (f[b].opcode, f[b].operands) = (x.opcode, x.operands);
+        }
+    }
+}
+
+#[test]
+fn a_planted_reordering_is_highlighted_and_reduced_to_its_smallest_test() {
+    if !tools_present("a_planted_reordering_is_highlighted_and_reduced") {
+        return;
+    }
+    let path = root().join("litmus/mp/MP+rel.gpu+acq.gpu.litmus");
+    let k = mp();
+    let planted = Column {
+        version: "planted".into(),
+        ..venv_column()
+    };
+    let cols = vec![venv_column(), planted, venv_column()];
+    let kernels = [(path.display().to_string(), &k)];
+    let mut m = matrix::build(&kernels, cols, &swap_first_stores, |_, _| {});
+    let row = &m.rows[0];
+    let verdicts: Vec<Verdict> = row.cells.iter().map(|c| c.verdict).collect();
+    let reordered = Verdict::Deviation(Deviation::Reordered);
+    assert_eq!(verdicts, [Verdict::Pass, reordered, Verdict::Pass]);
+    let odd: Vec<bool> = row
+        .cells
+        .iter()
+        .map(|c| ptx_litmus::sass::matrix_report::stands_out(row, c))
+        .collect();
+    assert_eq!(odd, [false, true, false]);
+    // The smallest test the planted column still reorders: the writer alone.
+    assert_eq!(
+        matrix::reduce_failures(
+            &mut m,
+            &ptx_litmus::codegen::Stress::full_stress(),
+            &swap_first_stores
+        ),
+        1
+    );
+    let cell = &m.rows[0].cells[1];
+    let r = cell.reduced.as_ref().expect("the failing cell is reduced");
+    assert_eq!((r.threads, r.instructions), (1, 2), "{}", r.text);
+    assert_eq!(r.failure.verdict, "reordered");
+    let stores: Vec<&String> = r
+        .failure
+        .sass_lines
+        .iter()
+        .filter(|l| l.starts_with("STG"))
+        .collect();
+    assert_eq!(stores.len(), 2, "{:?}", r.failure.sass_lines);
+    assert!(
+        stores[0].contains("STRONG.GPU"),
+        "the release store now comes first: {stores:?}"
+    );
+    let page = ptx_litmus::sass::matrix_html::page(&m, "");
+    assert_eq!(
+        page.matches("<td class=\"deviation odd\"").count(),
+        1,
+        "{page}"
+    );
+    assert!(
+        page.contains("Reduced to 1 threads, 2 instructions"),
+        "{page}"
+    );
+    let md = ptx_litmus::sass::matrix_report::markdown(&m, "");
+    assert!(md.contains("Reduced to 1 threads, 2 instructions"), "{md}");
 }
 
 /// The versions `scripts/setup-tools` installs into the store.
@@ -162,6 +240,23 @@ fn the_pinned_versions_make_a_matrix_and_a_diff() {
     assert!(o.status.code() == Some(0), "{stdout}{}", text(&o.stderr));
     assert!(stdout.contains("× 2 columns"), "{stdout}");
     let page = std::fs::read_to_string(out.join("matrix.md")).unwrap();
+    let html = std::fs::read_to_string(out.join("matrix.html")).unwrap();
+    // 12.4 puts a MEMBAR.ALL.CTA before the release's fence; 13.0 does not. With two columns
+    // neither is a majority, and the later one is taken as the reference: 12.4's cell is the
+    // one highlighted, its tooltip naming the extra fence.
+    let html_row = html
+        .lines()
+        .find(|l| l.starts_with("<tr><td>MP+rel.gpu+acq.gpu</td>"))
+        .expect("the page has a row per test");
+    assert!(
+        html_row.contains("<td class=\"pass odd\" title=\"P0: STG.E [+0x10]; MEMBAR.ALL.CTA;"),
+        "{html_row}"
+    );
+    assert_eq!(
+        html_row.matches("<td class=\"pass\">").count(),
+        1,
+        "{html_row}"
+    );
     for version in &v {
         assert!(
             page.contains(&format!("| {version} | Cuda compilation tools")),
@@ -258,7 +353,12 @@ fn an_offline_cubin_is_what_the_matrix_checked() {
         arch: "sm_90".into(),
         ptxas: ptxas.ptxas(),
     };
-    let m = matrix::build(&[("mp".to_string(), &k)], vec![col], |_, _| {});
+    let m = matrix::build(
+        &[("mp".to_string(), &k)],
+        vec![col],
+        &matrix::untouched,
+        |_, _| {},
+    );
     assert_eq!(
         m.rows[0].cells[0].hash.as_ref(),
         Some(&signature::of(&k, &funcs, "").hash),

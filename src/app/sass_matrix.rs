@@ -6,6 +6,7 @@ use super::{AppError, Exit};
 use crate::cli::SassArgs;
 use crate::results::{self, ResultsError};
 use crate::sass::matrix::{self, Column, Matrix, Verdict};
+use crate::sass::matrix_html;
 use crate::sass::matrix_report as report;
 use crate::sass::{tools, Tool};
 use crate::toolchain::{store, version, Installed, Spec};
@@ -67,7 +68,7 @@ pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
     if cols.is_empty() {
         return Err("--arch names no architecture".into());
     }
-    let m = matrix::build(&named, cols, |c, cells| {
+    let mut m = matrix::build(&named, cols, &matrix::untouched, |c, cells| {
         let failed = cells.iter().filter(|c| c.verdict != Verdict::Pass).count();
         eprintln!(
             "ptxas {} {}: {} kernels, {failed} not passing",
@@ -78,6 +79,10 @@ pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
     });
     if args.diff.is_some() {
         return diff(&m, exit);
+    }
+    let reduced = matrix::reduce_failures(&mut m, &stress, &matrix::untouched);
+    if reduced > 0 {
+        eprintln!("{reduced} failing cells reduced to their smallest failing test");
     }
     println!("{} kernels × {} columns", m.rows.len(), m.columns.len());
     print!("{}", report::summary_text(&m));
@@ -156,7 +161,7 @@ fn provenance(args: &SassArgs, stress: &str, installed: &[Installed], tests: usi
     s
 }
 
-/// Writes matrix.md and matrix.json into `dir`.
+/// Writes matrix.md, matrix.html and matrix.json into `dir`.
 fn write(
     m: &Matrix,
     dir: &std::path::Path,
@@ -164,17 +169,24 @@ fn write(
     installed: &[Installed],
 ) -> Result<(), AppError> {
     let md = dir.join("matrix.md");
+    let html = dir.join("matrix.html");
     let json = dir.join("matrix.json");
-    for p in [&md, &json] {
+    for p in [&md, &html, &json] {
         if p.exists() && !args.force {
             return Err(ResultsError::Exists { path: p.clone() }.into());
         }
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let stress = super::stress::resolve(&args.stress)?.describe();
-    let page = report::markdown(m, &provenance(args, &stress, installed, m.rows.len()));
-    results::write_text(&md, &page)?;
+    let prov = provenance(args, &stress, installed, m.rows.len());
+    results::write_text(&md, &report::markdown(m, &prov))?;
+    results::write_text(&html, &matrix_html::page(m, &prov))?;
     results::write_text(&json, &results::to_json(m))?;
-    println!("wrote {} and {}", md.display(), json.display());
+    println!(
+        "wrote {}, {} and {}",
+        md.display(),
+        html.display(),
+        json.display()
+    );
     Ok(())
 }

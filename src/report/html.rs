@@ -19,21 +19,8 @@ gap:2px 12px;font-size:.9em}dt{font-weight:bold}dd{margin:0}code{font-size:.95em
 .key span{display:inline-block;width:.9em;height:.9em;margin:0 4px 0 12px;vertical-align:middle}\
 figure{margin:1em 0}figcaption{font-size:.85em;color:#555}.headline{font-size:1.1em}";
 
-/// Escapes text for HTML.
-pub fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
+/// Escapes text for HTML (the one definition is [`crate::text::html`]).
+pub use crate::text::html as esc;
 
 /// The whole page. `stems` gives each test's file stem (same order as `set.tests`), used for
 /// anchors and plot file names.

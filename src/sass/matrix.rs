@@ -6,13 +6,25 @@
 
 use super::deviation::{classify, Deviation};
 use super::disasm::{self, SassInstr};
+use super::shrink::{shrink, Failure, Reduced};
 use super::signature;
 use super::tools::{self, ToolError};
 use super::{batch_module, check_functions, parallel_map, BATCH};
-use crate::codegen::Kernel;
+use crate::codegen::{Kernel, Stress};
+use crate::litmus::ast::Test;
 use serde::Serialize;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// Disassembled functions by name.
+pub type Functions = BTreeMap<String, Vec<SassInstr>>;
+
+/// A change made to a column's disassembled functions before the check: tests plant compiler
+/// faults with it; the matrix itself uses [`untouched`].
+pub type Tamper<'a> = &'a (dyn Fn(&Column, &mut Functions) + Sync);
+
+/// The tamper that changes nothing.
+pub fn untouched(_: &Column, _: &mut Functions) {}
 
 /// One column: a ptxas and the architecture it assembles for.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -70,6 +82,9 @@ pub struct Cell {
     pub errors: Vec<String>,
     /// The exact SASS of the first failing role's main path.
     pub sass_lines: Vec<String>,
+    /// For a deviation: the smallest test failing the same way, with its SASS.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reduced: Option<Reduced>,
 }
 
 /// One test's row.
@@ -158,6 +173,7 @@ fn cell(
         hash: Some(sig.hash),
         errors: check.errors(),
         sass_lines,
+        reduced: None,
     }
 }
 
@@ -192,9 +208,13 @@ pub fn tool_lines(log: &str) -> Vec<String> {
 }
 
 /// The cell of a kernel assembled alone.
-fn alone(kernel: &Kernel, col: &Column) -> Cell {
+fn alone(kernel: &Kernel, col: &Column, tamper: Tamper) -> Cell {
     match assemble(&kernel.ptx, col) {
-        Ok((sass, isa)) => cell(kernel, &disasm::functions(&sass), "", isa),
+        Ok((sass, isa)) => {
+            let mut funcs = disasm::functions(&sass);
+            tamper(col, &mut funcs);
+            cell(kernel, &funcs, "", isa)
+        }
         Err(e) => {
             let verdict = match e {
                 ToolError::Failed {
@@ -211,29 +231,31 @@ fn alone(kernel: &Kernel, col: &Column) -> Cell {
                 hash: None,
                 errors,
                 sass_lines: Vec::new(),
+                reduced: None,
             }
         }
     }
 }
 
 /// The cells of one batch; a batch that does not assemble is redone kernel by kernel.
-fn batch_cells(batch: &[&Kernel], col: &Column) -> Vec<Cell> {
+fn batch_cells(batch: &[&Kernel], col: &Column, tamper: Tamper) -> Vec<Cell> {
     match assemble(&batch_module(batch), col) {
         Ok((sass, isa)) => {
-            let funcs = disasm::functions(&sass);
+            let mut funcs = disasm::functions(&sass);
+            tamper(col, &mut funcs);
             batch
                 .iter()
                 .enumerate()
                 .map(|(i, k)| cell(k, &funcs, &format!("b{i}_"), isa.clone()))
                 .collect()
         }
-        Err(_) => batch.iter().map(|k| alone(k, col)).collect(),
+        Err(_) => batch.iter().map(|k| alone(k, col, tamper)).collect(),
     }
 }
 
 /// One column's cells, kernels batched with others of the same PTX ISA so that one kernel
 /// too new for an old ptxas does not hold back the rest.
-fn column_cells(kernels: &[&Kernel], col: &Column) -> Vec<Cell> {
+fn column_cells(kernels: &[&Kernel], col: &Column, tamper: Tamper) -> Vec<Cell> {
     let mut by_isa: BTreeMap<(u32, u32), Vec<usize>> = BTreeMap::new();
     for (i, k) in kernels.iter().enumerate() {
         by_isa.entry(k.ptx_version).or_default().push(i);
@@ -244,7 +266,7 @@ fn column_cells(kernels: &[&Kernel], col: &Column) -> Vec<Cell> {
         .collect();
     let done = parallel_map(&batches, |b| {
         let refs: Vec<&Kernel> = b.iter().map(|&i| kernels[i]).collect();
-        batch_cells(&refs, col)
+        batch_cells(&refs, col, tamper)
     });
     let mut out: Vec<Option<Cell>> = vec![None; kernels.len()];
     for (b, cells) in batches.iter().zip(done) {
@@ -257,11 +279,12 @@ fn column_cells(kernels: &[&Kernel], col: &Column) -> Vec<Cell> {
         .collect()
 }
 
-/// Builds the matrix of `kernels` (with their files) over `columns`; `progress` is told each
-/// column as it is done.
+/// Builds the matrix of `kernels` (with their files) over `columns`, each column's SASS passed
+/// through `tamper` before the check; `progress` is told each column as it is done.
 pub fn build(
     kernels: &[(String, &Kernel)],
     columns: Vec<Column>,
+    tamper: Tamper,
     mut progress: impl FnMut(&Column, &[Cell]),
 ) -> Matrix {
     let refs: Vec<&Kernel> = kernels.iter().map(|(_, k)| *k).collect();
@@ -274,13 +297,50 @@ pub fn build(
         })
         .collect();
     for col in &columns {
-        let cells = column_cells(&refs, col);
+        let cells = column_cells(&refs, col, tamper);
         progress(col, &cells);
         for (row, c) in rows.iter_mut().zip(cells) {
             row.cells.push(c);
         }
     }
     Matrix { columns, rows }
+}
+
+/// How `test`'s kernel fails the check under `col` (its SASS passed through `tamper`); `None`
+/// when it passes, or cannot be generated or assembled.
+pub fn failure_of(test: &Test, stress: &Stress, col: &Column, tamper: Tamper) -> Option<Failure> {
+    let kernel = crate::codegen::build(test, stress).ok()?;
+    let (sass, isa) = assemble(&kernel.ptx, col).ok()?;
+    let mut funcs = disasm::functions(&sass);
+    tamper(col, &mut funcs);
+    let c = cell(&kernel, &funcs, "", isa);
+    matches!(c.verdict, Verdict::Deviation(_)).then(|| Failure {
+        verdict: c.verdict.as_str().into(),
+        sass_lines: c.sass_lines,
+    })
+}
+
+/// Reduces the test of every cell that deviates to the smallest test its column fails the
+/// same way ([`shrink`]), recorded in the cell; returns how many cells were reduced.
+pub fn reduce_failures(m: &mut Matrix, stress: &Stress, tamper: Tamper) -> usize {
+    let mut reduced = 0;
+    for row in &mut m.rows {
+        let Ok(test) = crate::litmus::parse_file(Path::new(&row.path)) else {
+            continue;
+        };
+        for (c, col) in row.cells.iter_mut().zip(&m.columns) {
+            if !matches!(c.verdict, Verdict::Deviation(_)) {
+                continue;
+            }
+            let f = Failure {
+                verdict: c.verdict.as_str().into(),
+                sass_lines: c.sass_lines.clone(),
+            };
+            c.reduced = Some(shrink(&test, f, |t| failure_of(t, stress, col, tamper)));
+            reduced += 1;
+        }
+    }
+    reduced
 }
 
 #[cfg(test)]

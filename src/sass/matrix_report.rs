@@ -3,6 +3,7 @@
 //! tests that changed between two columns.
 
 use super::matrix::{Cell, Matrix, Row, Verdict};
+use super::shrink::Reduced;
 use crate::text::{md_code, md_text, pad};
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -239,12 +240,30 @@ fn md_failures(m: &Matrix, out: &mut String) {
             if !c.sass_lines.is_empty() {
                 let _ = writeln!(out, "\n```\n{}\n```", c.sass_lines.join("\n"));
             }
+            if let Some(r) = &c.reduced {
+                md_reduced(r, out);
+            }
             out.push('\n');
         }
     }
     if !any {
         let _ = writeln!(out, "None: every cell passed or was not assembled.");
     }
+}
+
+/// The smallest test that fails the same way, and its SASS.
+fn md_reduced(r: &Reduced, out: &mut String) {
+    let _ = writeln!(
+        out,
+        "\nReduced to {} threads, {} instructions ({} candidates tried), still {}:\n\n\
+         ```\n{}```\n\n```\n{}\n```",
+        r.threads,
+        r.instructions,
+        r.tries,
+        r.failure.verdict,
+        r.text,
+        r.failure.sass_lines.join("\n")
+    );
 }
 
 fn md_matrix(m: &Matrix, out: &mut String) {

@@ -6,7 +6,9 @@ pub mod check;
 pub mod deviation;
 pub mod disasm;
 pub mod matrix;
+pub mod matrix_html;
 pub mod matrix_report;
+pub mod shrink;
 pub mod signature;
 pub mod tools;
 
