@@ -518,6 +518,12 @@ pub struct RunArgs {
     /// reported as timed out, and the batch goes on).
     #[arg(long, value_name = "SECONDS", default_value_t = MODEL_TIMEOUT_S)]
     pub timeout: f64,
+    /// Judge with a cat model instead of the built-in checker (PTX v7.5, the default): a `.cat`
+    /// file (herd7's `-cat`) or a built-in transcription, `ptx-7.5` or `ptx-6.0` (`models/`),
+    /// as `check --model` runs it; recorded in run.json (name, file, hash of its text). With
+    /// --replay: the recorded model unless this is given.
+    #[arg(long, value_name = "FILE.cat|ptx-7.5|ptx-6.0")]
+    pub model: Option<String>,
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{bin, scratch};
+use common::{bin, scratch, text};
 
 const M4: &str = "PTX M4
 { x=0; }
@@ -87,5 +87,229 @@ fn model_diff_reports_agreement_counts() {
     assert!(
         text.contains(": 8 agree, 0 disagree, 0 undecided"),
         "{text}"
+    );
+}
+
+/// Five threads each storing to `x` then loading it: 4231 coherence orders of five writes times
+/// every reads-from choice, far more than a second of the interpreter's work.
+const W5X: &str = "PTX W5x
+{ x=0; }
+ P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 | P3@cta 0,gpu 0 | P4@cta 1,gpu 0 ;
+ st.relaxed.gpu x, 1 | st.relaxed.gpu x, 2 | st.relaxed.gpu x, 3 | st.relaxed.gpu x, 4 | st.relaxed.gpu x, 5 ;
+ ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, x | ld.relaxed.gpu r0, x ;
+exists (P0:r0 == 2 /\\ P1:r0 == 1)
+";
+
+/// A CPU run of `m4.litmus` in `dir` into `dir/out`, run id `id`, with `extra` flags.
+fn cpu_run(dir: &std::path::Path, id: &str, extra: &[&str]) -> std::process::Output {
+    bin()
+        .args(["run", "--backend", "cpu", "--quiet", "--iterations", "500"])
+        .args(["--seed", "1", "--out", "out", "--run-id", id])
+        .args(extra)
+        .arg("m4.litmus")
+        .current_dir(dir)
+        .output()
+        .unwrap()
+}
+
+/// `run.json` and the one test record of set `id`.
+fn read_set(
+    dir: &std::path::Path,
+    id: &str,
+) -> (std::path::PathBuf, serde_json::Value, serde_json::Value) {
+    let machine = std::fs::read_dir(dir.join("out"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let set = machine.join(id);
+    let json = |p: std::path::PathBuf| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(p).unwrap()).unwrap()
+    };
+    let run = json(set.join("run.json"));
+    let test = json(set.join("tests/M4.json"));
+    (set, run, test)
+}
+
+#[test]
+fn run_is_judged_by_the_chosen_model_which_provenance_report_diff_and_merge_name() {
+    let d = scratch("run-model");
+    std::fs::write(d.join("m4.litmus"), M4).unwrap();
+    // A model under which nothing is consistent: every outcome the CPU shows is forbidden.
+    std::fs::write(d.join("never.cat"), "PTX never\nacyclic id as never\n").unwrap();
+    let weaker = ptx_litmus::cat::builtin::PTX_7_5.replace(
+        "acyclic (rf | addr | data | ctrl | rmw)",
+        "acyclic (rf | addr | data | ctrl)",
+    );
+    std::fs::write(d.join("weaker.cat"), &weaker).unwrap();
+
+    let o = cpu_run(&d, "builtin", &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let (a, run, test) = read_set(&d, "builtin");
+    assert_eq!(run["provenance"]["model"], "ptx-7.5");
+    assert_eq!(run["provenance"]["model.checker"], "built-in");
+    assert_eq!(test["model"]["allowed"].as_array().unwrap().len(), 3);
+
+    let o = cpu_run(&d, "never", &["--model", "never.cat"]);
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("forbidden by the model never.cat (cat model \"PTX never\""),
+        "{err}"
+    );
+    let (b, run, test) = read_set(&d, "never");
+    let p = &run["provenance"];
+    assert_eq!(
+        (p["model"].as_str(), p["model.checker"].as_str()),
+        (Some("never.cat"), Some("cat"))
+    );
+    assert_eq!(p["model.file"], "never.cat");
+    let hash = ptx_litmus::results::judge_model::text_hash("PTX never\nacyclic id as never\n");
+    assert_eq!(p["model.hash"], hash.as_str());
+    assert!(test["model"]["allowed"].as_array().unwrap().is_empty());
+    assert_eq!(test["verdict"]["status"], "violation");
+
+    let o = cpu_run(&d, "weaker", &["--model", "weaker.cat"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let (c, _, test) = read_set(&d, "weaker");
+    assert_eq!(test["model"]["allowed"].as_array().unwrap().len(), 4);
+    assert_eq!(test["model"]["result"], "Ok");
+    assert!(test["notes"]["model.vs_built_in"]
+        .as_str()
+        .unwrap()
+        .starts_with("allows 1 outcome(s) the built-in checker forbids"));
+
+    // The report names the model; diff lists it among the settings that differ.
+    let o = bin().arg("report").arg(&b).output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let md = std::fs::read_to_string(b.join("report.md")).unwrap();
+    assert!(md.contains("never.cat (cat model"), "{md}");
+    let o = bin().arg("diff").arg(&a).arg(&c).output().unwrap();
+    let out = text(&o.stdout);
+    assert!(out.contains("provenance.model.checker"), "{out}");
+    assert!(out.contains("weaker.cat"), "{out}");
+
+    // Sets judged by different models are not merged.
+    let o = bin()
+        .arg("merge")
+        .arg(&a)
+        .arg(&c)
+        .args(["-o"])
+        .arg(d.join("m"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("different models"),
+        "{}",
+        text(&o.stderr)
+    );
+
+    // A replay is judged by the recorded model, and refused once that model's text changed.
+    let o = bin()
+        .args([
+            "run", "--quiet", "--out", "out", "--run-id", "again", "--replay",
+        ])
+        .arg(c.join("run.json"))
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let (_, run, _) = read_set(&d, "again");
+    assert_eq!(run["provenance"]["model"], "weaker.cat");
+    std::fs::write(d.join("weaker.cat"), format!("{weaker}\n")).unwrap();
+    let o = bin()
+        .args([
+            "run", "--quiet", "--out", "out", "--run-id", "changed", "--replay",
+        ])
+        .arg(c.join("run.json"))
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("the model weaker.cat has changed since the run"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+#[test]
+fn check_with_a_model_keeps_to_its_time_bound_and_the_batch_goes_on() {
+    let d = scratch("cat-timeout");
+    std::fs::write(d.join("w5x.litmus"), W5X).unwrap();
+    std::fs::write(d.join("m4.litmus"), M4).unwrap();
+    let started = std::time::Instant::now();
+    let o = bin()
+        .args([
+            "check",
+            "--model",
+            "ptx-7.5",
+            "--timeout",
+            "1",
+            "w5x.litmus",
+            "m4.litmus",
+        ])
+        .current_dir(&d)
+        .output()
+        .unwrap();
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        started.elapsed()
+    );
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("w5x.litmus: W5x: timed out after 1.0 s"),
+        "{err}"
+    );
+    assert!(text(&o.stdout).contains("Test M4"), "the batch went on");
+}
+
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_a_run_judged_by_a_cat_model_within_a_second() {
+    let d = scratch("cat-int");
+    std::fs::write(d.join("w5x.litmus"), W5X).unwrap();
+    let mut child = bin()
+        .args([
+            "run",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--out",
+            "out",
+            "--model",
+            "ptx-7.5",
+        ])
+        .arg("w5x.litmus")
+        .current_dir(&d)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let sent = std::time::Instant::now();
+    let sigint = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status();
+    if !sigint.is_ok_and(|s| s.success()) {
+        let _ = child.kill();
+        let _ = child.wait();
+        eprintln!("NOT CHECKED: no `kill` command to send SIGINT");
+        return;
+    }
+    let o = child.wait_with_output().unwrap();
+    assert!(
+        sent.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        sent.elapsed()
+    );
+    assert_eq!(o.status.code(), Some(3), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stderr).contains("model: interrupted"),
+        "{}",
+        text(&o.stderr)
     );
 }

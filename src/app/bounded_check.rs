@@ -1,9 +1,14 @@
-//! The model check of one test under a time bound: `check` and `run` give every test at most
-//! `--timeout` seconds, and `run` also stops it within a fraction of a second of Ctrl-C. The
-//! model itself reads only a flag (it stays free of clocks and signals); one watcher thread here
+//! The model check of one test under a time bound, by the built-in checker or a cat model:
+//! `check` and `run` give every test at most `--timeout` seconds, and `run` also stops it within
+//! a fraction of a second of Ctrl-C. The checkers read only a flag (it stays free of clocks and signals); one watcher thread here
 //! sets the flag of each check at its deadline, or of all on a stop signal.
 
 use super::interrupt;
+use crate::cat::{
+    self,
+    builtin::Chosen,
+    check::{CatVerdict, CheckError},
+};
 use crate::litmus::ast::Test;
 use crate::model::{self, ModelError, ModelVerdict};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -59,20 +64,45 @@ fn watched() -> std::sync::MutexGuard<'static, Vec<Watched>> {
 
 /// [`model::check`] of `test`, given up after `limit` or on a stop signal, with the reason.
 pub fn check(test: &Test, limit: Duration) -> Result<ModelVerdict, String> {
+    bounded(limit, |stop| model::check_until(test, Some(stop))).map_err(|e| match e {
+        ModelError::Stopped => stopped_reason(limit),
+        other => format!("model: {other}"),
+    })
+}
+
+/// The cat model `m` run on `test` by the interpreter, bounded like [`check`].
+pub fn check_cat(m: &Chosen, test: &Test, limit: Duration) -> Result<CatVerdict, String> {
+    bounded(limit, |stop| {
+        cat::check::check_until(&m.model, test, Some(&stop))
+    })
+    .map_err(|e| match e {
+        CheckError::Model(ModelError::Stopped) => stopped_reason(limit),
+        CheckError::Model(other) => format!("model {}: {other}", m.name),
+        CheckError::Cat(e) => format!("model {}:{}: {}", m.name, e.line, e.message),
+    })
+}
+
+/// Why a check was stopped: Ctrl-C (or another stop signal), else the time bound.
+fn stopped_reason(limit: Duration) -> String {
+    if interrupt::requested() {
+        "model: interrupted".to_string()
+    } else {
+        format!(
+            "model: timed out after {:.1} s (raise --timeout to wait longer)",
+            limit.as_secs_f64()
+        )
+    }
+}
+
+/// Runs `work` with a flag the watcher sets at the deadline or on a stop signal.
+fn bounded<T>(limit: Duration, work: impl FnOnce(Arc<AtomicBool>) -> T) -> T {
     start_watcher();
     let stop = Arc::new(AtomicBool::new(false));
     watched().push(Watched {
         deadline: Instant::now().checked_add(limit),
         stop: Arc::clone(&stop),
     });
-    let result = model::check_until(test, Some(Arc::clone(&stop)));
+    let result = work(Arc::clone(&stop));
     watched().retain(|w| !Arc::ptr_eq(&w.stop, &stop));
-    result.map_err(|e| match e {
-        ModelError::Stopped if interrupt::requested() => "model: interrupted".to_string(),
-        ModelError::Stopped => format!(
-            "model: timed out after {:.1} s (raise --timeout to wait longer)",
-            limit.as_secs_f64()
-        ),
-        other => format!("model: {other}"),
-    })
+    result
 }

@@ -1,11 +1,11 @@
 //! `ptx-litmus check --model M`: the verdict of a cat model (a `.cat` file or a built-in
-//! transcription) per test, run by the cat interpreter, in `check`'s text or JSON format with
-//! the model named.
+//! transcription) per test, run by the cat interpreter under `--timeout`, in `check`'s text or
+//! JSON format with the model named.
 
 use super::check::{condition, outcome_json, quantifier, report_error};
-use super::{AppError, Exit};
+use super::{bounded_check, AppError, Exit};
 use crate::cat::builtin::{choose, Chosen};
-use crate::cat::check::{check, CatVerdict};
+use crate::cat::check::CatVerdict;
 use crate::cli::CheckArgs;
 use crate::litmus::ast::Test;
 use crate::litmus::hash;
@@ -27,6 +27,7 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
         );
     }
     let model = choose(spec)?;
+    let limit = bounded_check::timeout(args.timeout)?;
     let mut failed = 0usize;
     for (path, parsed) in super::suite::load(&args.paths)? {
         let test = match parsed {
@@ -38,12 +39,13 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
             }
         };
         let start = Instant::now();
-        match check(&model.model, &test) {
+        match bounded_check::check_cat(&model, &test, limit) {
             Ok(v) if args.json => println!("{}", json_line(&path, &test, &model, &v)),
             Ok(v) => print!("{}", text(&test, &model, &v, start.elapsed().as_secs_f64())),
             Err(e) => {
                 failed += 1;
-                report_error(args, &path, &format!("{}: {e}", test.name));
+                let why = e.trim_start_matches("model: ");
+                report_error(args, &path, &format!("{}: {why}", test.name));
             }
         }
     }

@@ -27,6 +27,7 @@ mod merge;
 mod model_diff;
 mod report;
 mod run;
+mod run_model;
 mod sass;
 mod sass_matrix;
 mod show;

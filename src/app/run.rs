@@ -9,6 +9,7 @@
 //! Each test's record is written as the test finishes; SIGINT, SIGTERM or SIGHUP stops the
 //! running test after its current round, and the set is completed, marked `"partial": true`.
 
+use super::run_model::RunModel;
 use super::{bounded_check, interrupt, options_map, suite, AppError, Exit};
 use crate::cli::RunArgs;
 use crate::harness::cpu::load as cpu_load;
@@ -36,6 +37,8 @@ struct Plan {
     /// The `-o key=value` options (or a recorded run's), parsed once the backend is known.
     options: BTreeMap<String, String>,
     shard: Option<Shard>,
+    /// The model that judges: `--model`, or the recorded one on replay.
+    model: RunModel,
 }
 
 /// Runs `run`.
@@ -76,6 +79,7 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         results::time::rfc3339(now),
     );
     record.provenance = harness::provenance(backend);
+    plan.model.id.record(&mut record.provenance);
     if backend == Backend::Cpu {
         warn_if_loaded(&mut record);
     }
@@ -92,7 +96,7 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
     // The target is checked and locked before the first test runs, so that a bad --out, an
     // existing set or a concurrent run costs nothing.
     let writer = results::SetWriter::create(&dir, &record, args.force)?;
-    let mut batch = Batch::new(record, writer, backend, args.quiet, files.len());
+    let mut batch = Batch::new(record, writer, backend, args.quiet, files.len(), plan.model);
     for (path, why) in unreadable {
         batch.errors += 1;
         batch.skip(&path, why);
@@ -157,6 +161,7 @@ struct Batch {
     writer: results::SetWriter,
     backend: Backend,
     run_params: RunParams,
+    model: RunModel,
     model_limit: std::time::Duration,
     bar: ProgressBar,
     started: Instant,
@@ -173,12 +178,14 @@ impl Batch {
         backend: Backend,
         quiet: bool,
         tests: usize,
+        model: RunModel,
     ) -> Batch {
         Batch {
             record,
             writer,
             backend,
             run_params: RunParams::new(Budget::Instances(0), 0),
+            model,
             model_limit: std::time::Duration::MAX,
             bar: progress_bar(tests as u64, quiet),
             started: Instant::now(),
@@ -220,7 +227,7 @@ impl Batch {
             self.bar
                 .suspend(|| eprintln!("ptx-litmus: warning: {}: {w}", path.display()));
         }
-        let verdict = match bounded_check::check(&test, self.model_limit) {
+        let (verdict, compared) = match self.model.verdict(&test, self.model_limit) {
             Ok(v) => v,
             Err(why) => {
                 self.skip(path, why);
@@ -257,9 +264,14 @@ impl Batch {
                 return self.checkpoint();
             }
         };
-        let rec = test_record(&test, &path.display().to_string(), &verdict, &observed)?;
+        let mut rec = test_record(&test, &path.display().to_string(), &verdict, &observed)?;
+        if let Some(c) = compared {
+            rec.notes.insert("model.vs_built_in".into(), c);
+        }
         if rec.verdict.status == Status::Violation {
-            self.bar.suspend(|| report_violation(&rec, self.backend));
+            let label = self.model.id.label();
+            self.bar
+                .suspend(|| report_violation(&rec, self.backend, &label));
             self.violations += rec.verdict.counts.forbidden + rec.verdict.counts.unexpected;
         }
         if observed.info.partial {
@@ -345,6 +357,7 @@ fn cli_plan(args: &RunArgs) -> Result<Plan, AppError> {
         params,
         options,
         shard,
+        model: RunModel::choose(args.model.as_deref())?,
     })
 }
 
@@ -382,6 +395,7 @@ fn replay_plan(path: &Path, args: &RunArgs) -> Result<Plan, AppError> {
         params,
         options,
         shard: rec.shard,
+        model: RunModel::replayed(&rec, path, args.model.as_deref())?,
     })
 }
 
@@ -541,8 +555,9 @@ fn warn_if_starved(tests: &[TestRecord]) {
     }
 }
 
-/// Names the test and every forbidden outcome seen, and what a violation on this backend means.
-fn report_violation(rec: &TestRecord, backend: Backend) {
+/// Names the test and every forbidden outcome seen, the model that forbids it, and what a
+/// violation on this backend means.
+fn report_violation(rec: &TestRecord, backend: Backend, model: &str) {
     for o in &rec.verdict.outcomes {
         if o.count > 0 && matches!(o.class, Class::Forbidden | Class::Unexpected) {
             let shown: Vec<String> = rec
@@ -552,7 +567,7 @@ fn report_violation(rec: &TestRecord, backend: Backend) {
                 .map(|(n, v)| format!("{n}={v};"))
                 .collect();
             eprintln!(
-                "ptx-litmus: VIOLATION in {} ({}): outcome {} seen {} times, forbidden by the PTX model",
+                "ptx-litmus: VIOLATION in {} ({}): outcome {} seen {} times, forbidden by the model {model}",
                 rec.name,
                 rec.path,
                 shown.join(" "),

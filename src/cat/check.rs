@@ -16,6 +16,7 @@ use crate::model::{CheckResult, ModelError};
 use crate::outcome::{Observable, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 /// The most candidate executions evaluated for one test.
@@ -90,6 +91,16 @@ fn too_large(what: String) -> CheckError {
 
 /// Runs `model` on every candidate execution of `test`.
 pub fn check(model: &Model, test: &Test) -> Result<CatVerdict, CheckError> {
+    check_until(model, test, None)
+}
+
+/// [`check`], giving up with [`ModelError::Stopped`] soon after `stop` is set (the caller's
+/// timeout or Ctrl-C; the flag is read before each skeleton and each coherence order).
+pub fn check_until(
+    model: &Model,
+    test: &Test,
+    stop: Option<&AtomicBool>,
+) -> Result<CatVerdict, CheckError> {
     let mut v = CatVerdict {
         observables: Vec::new(),
         allowed: BTreeSet::new(),
@@ -99,14 +110,17 @@ pub fn check(model: &Model, test: &Test) -> Result<CatVerdict, CheckError> {
     };
     let mut failure: Option<CheckError> = None;
     let st = stages(model);
-    let obs = for_each_skeleton(test, &mut |sk| match skeleton(model, &st, sk, &mut v) {
-        Ok(()) => Ok(()),
-        Err(CheckError::Model(e)) => Err(e),
-        Err(e) => {
-            failure = Some(e);
-            Err(ModelError::Stopped)
-        }
-    });
+    let obs = for_each_skeleton(
+        test,
+        &mut |sk| match skeleton(model, &st, sk, &mut v, stop) {
+            Ok(()) => Ok(()),
+            Err(CheckError::Model(e)) => Err(e),
+            Err(e) => {
+                failure = Some(e);
+                Err(ModelError::Stopped)
+            }
+        },
+    );
     if let Some(e) = failure {
         return Err(e);
     }
@@ -119,6 +133,14 @@ pub fn check(model: &Model, test: &Test) -> Result<CatVerdict, CheckError> {
 fn exclude(v: &mut CatVerdict, outcomes: Vec<Outcome>, name: &str) {
     for o in outcomes {
         v.excluded.entry(o).or_insert_with(|| name.to_string());
+    }
+}
+
+/// Stops the walk once the caller's flag is set.
+fn stopped(stop: Option<&AtomicBool>) -> Result<(), CheckError> {
+    match stop {
+        Some(f) if f.load(Ordering::Relaxed) => Err(CheckError::Model(ModelError::Stopped)),
+        _ => Ok(()),
     }
 }
 
@@ -135,7 +157,14 @@ fn count(v: &mut CatVerdict, k: u64) -> Result<(), CheckError> {
 
 /// Every candidate of one skeleton: what the program fixes is evaluated once, what reads-from
 /// and Fence-SC order fix once per such choice, the rest per coherence order.
-fn skeleton(model: &Model, st: &[u8], sk: &Skeleton, v: &mut CatVerdict) -> Result<(), CheckError> {
+fn skeleton(
+    model: &Model,
+    st: &[u8],
+    sk: &Skeleton,
+    v: &mut CatVerdict,
+    stop: Option<&AtomicBool>,
+) -> Result<(), CheckError> {
+    stopped(stop)?;
     let n = sk.events.len();
     let every = sk.outcomes(&vec![0; n]);
     if every.iter().all(|o| v.allowed.contains(o)) {
@@ -155,6 +184,7 @@ fn skeleton(model: &Model, st: &[u8], sk: &Skeleton, v: &mut CatVerdict) -> Resu
     let mut rf = Mat::empty(n);
     let mut pick = vec![0usize; sk.rf_choices.len()];
     loop {
+        stopped(stop)?;
         if every.iter().all(|o| v.allowed.contains(o)) {
             return Ok(());
         }
@@ -178,6 +208,7 @@ fn skeleton(model: &Model, st: &[u8], sk: &Skeleton, v: &mut CatVerdict) -> Resu
                 .collect();
             for co in &cos {
                 count(v, 1)?;
+                stopped(stop)?;
                 for (k, val) in &saved {
                     match val {
                         Some(x) => env1.insert((*k).clone(), x.clone()),

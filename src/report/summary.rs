@@ -2,7 +2,7 @@
 //! violations first, then every test with its counts, condition observation and weak rate.
 
 use super::format;
-use crate::results::{RunRecord, TestRecord};
+use crate::results::{judge_model, JudgeModel, RunRecord, TestRecord};
 use crate::text::pad;
 use crate::verdict::Status;
 use std::fmt::Write;
@@ -24,6 +24,10 @@ pub fn render(run: &RunRecord, tests: &[TestRecord]) -> String {
         run.parameters.seed,
         if run.partial { ", PARTIAL" } else { "" }
     );
+    let model = JudgeModel::of_run(run);
+    if model.checker != judge_model::BUILT_IN {
+        let _ = writeln!(s, "judged by the model {}", model.label());
+    }
     let name_w = tests
         .iter()
         .map(|t| t.name.chars().count())

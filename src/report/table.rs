@@ -4,7 +4,7 @@
 use super::format;
 use crate::litmus::ast::Quantifier;
 use crate::model::CheckResult;
-use crate::results::{RunRecord, TestRecord};
+use crate::results::{JudgeModel, RunRecord, TestRecord};
 use crate::verdict::{Class, Observation, Status};
 use std::collections::BTreeMap;
 
@@ -19,9 +19,12 @@ pub fn run_facts(run: &RunRecord) -> Vec<(String, String)> {
     let mut v = vec![
         ("run".to_string(), run.run_id.clone()),
         ("backend".to_string(), run.backend.clone()),
+        ("model".to_string(), JudgeModel::of_run(run).label()),
     ];
     for (k, val) in &run.provenance {
-        v.push((k.clone(), val.clone()));
+        if !JudgeModel::is_key(k) {
+            v.push((k.clone(), val.clone()));
+        }
     }
     let p = &run.parameters;
     v.push(("preset".into(), p.preset.clone()));

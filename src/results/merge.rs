@@ -3,11 +3,12 @@
 
 use super::error::ResultsError;
 use super::io::ResultSet;
+use super::judge_model::JudgeModel;
 use super::record::{Rates, RunRecord, TestRecord};
 use crate::verdict::{self, Class, JudgedOutcome};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Merges `sets` into one result set named `run_id`. The sets must share backend and
+/// Merges `sets` into one result set named `run_id`. The sets must share backend, model and
 /// parameters; tests present in several sets must have equal hashes and model data. Provenance
 /// keys whose values differ between sets keep every value, sorted and joined with `; `.
 pub fn merge(
@@ -26,6 +27,10 @@ pub fn merge(
                 &first.run.backend,
                 &s.run.backend,
             ));
+        }
+        let (ma, mb) = (judged_by(&first.run), judged_by(&s.run));
+        if ma != mb {
+            return Err(incompatible(first, s, "models", &ma, &mb));
         }
         if s.run.parameters != first.run.parameters {
             return Err(ResultsError::Incompatible {
@@ -108,6 +113,18 @@ fn refuse_repeats(sets: &[ResultSet]) -> Result<(), ResultsError> {
         }
     }
     Ok(())
+}
+
+/// The model that judged a set, as merge compares it: name, checker and hash of its text (an
+/// unrecorded model and the recorded default are the same).
+fn judged_by(run: &RunRecord) -> String {
+    let m = JudgeModel::of_run(run);
+    format!(
+        "{}, {}, {}",
+        m.name,
+        m.checker,
+        m.hash.as_deref().unwrap_or("-")
+    )
 }
 
 fn incompatible(a: &ResultSet, b: &ResultSet, what: &str, x: &str, y: &str) -> ResultsError {

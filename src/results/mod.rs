@@ -6,6 +6,7 @@
 
 mod error;
 mod io;
+pub mod judge_model;
 pub mod log;
 mod merge;
 mod record;
@@ -19,6 +20,7 @@ pub use io::{
     create_dir, read_record, read_result_set, record_stems, to_json, write_bytes, write_text,
     ResultSet, StemAllocator, LOG_FILE, MAX_STEM_BYTES, RUN_FILE, TESTS_DIR,
 };
+pub use judge_model::JudgeModel;
 pub use merge::merge;
 pub use record::{
     ModelData, Observed, ObservedData, Parameters, PartCounts, Rates, RunRecord, SkippedTest,
