@@ -1,7 +1,8 @@
 //! The model check of one test under a time bound, by the built-in checker or a cat model:
 //! `check` and `run` give every test at most `--timeout` seconds, and `run` also stops it within
-//! a fraction of a second of Ctrl-C. The checkers read only a flag (it stays free of clocks and signals); one watcher thread here
-//! sets the flag of each check at its deadline, or of all on a stop signal.
+//! a fraction of a second of Ctrl-C. The checkers read only a flag (they stay free of clocks and
+//! signals); one watcher thread here sets the flag of each check at its deadline, or of all on a
+//! stop signal.
 
 use super::interrupt;
 use crate::cat::{
