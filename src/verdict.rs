@@ -311,6 +311,7 @@ mod tests {
             candidates: 4,
             consistent: 4,
             domains: vec![vec![0, 1], vec![0, 1]],
+            hangs: vec![],
             witnesses: vec![],
             excluded: vec![],
         };

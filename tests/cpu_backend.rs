@@ -210,6 +210,7 @@ fn cas_and_barriers_run_and_synchronise() {
         op: BarOp::Sync,
         id: Operand::Imm(0),
         count: None,
+        quorum: None,
     });
     let cas = |r: &str| Instr::Atom {
         sem: RmwSem::Relaxed,
@@ -287,6 +288,7 @@ fn refuses_what_it_cannot_run_faithfully() {
         op: BarOp::Sync,
         id: Operand::Imm(1),
         count: None,
+        quorum: None,
     }));
     body.push(Instr::Branch {
         cond: Some(BranchCond {

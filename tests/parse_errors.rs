@@ -297,3 +297,14 @@ fn truncated_and_mutated_tests_fail_cleanly() {
         "only {truncated_errors} truncations failed"
     );
 }
+
+#[test]
+fn barrier_with_a_fourth_operand() {
+    // Dat3M's form takes instance, resource and quorum; a fourth operand is an error.
+    error_at(
+        "PTX b\n{}\n P0 ;\n bar.cta.sync 1, 1, 3, 4 ;\nexists (true)",
+        4,
+        24,
+        "takes at most 2 operands after the barrier id",
+    );
+}

@@ -171,6 +171,7 @@ fn cta_barriers_in_every_spelling() {
             },
             id: Operand::Imm(0),
             count: Some(Operand::Imm(2)),
+            quorum: None,
         })
     );
     assert_eq!(
@@ -183,9 +184,39 @@ fn cta_barriers_in_every_spelling() {
             },
             id: Operand::Imm(1),
             count: None,
+            quorum: None,
         })
     );
     assert!(litmus::features(&t).contains(&"bar.red"));
+    assert!(!litmus::features(&t).contains(&"bar-quorum"));
+}
+
+#[test]
+fn dat3m_barriers_with_instance_resource_and_quorum() {
+    // Dat3M's `bar.cta.sync I, A, Q`: instance, resource (a register here) and quorum.
+    let t = round_trip(
+        "PTX q\n{ P0:r1=1; }\n P0 ;\n bar.cta.sync 1, 1, 3 ;\n bar.cta.arrive 2, r1, r1 ;\nexists (true)\n",
+        &["bar.cta.sync 1, 1, 3", "bar.cta.arrive 2, r1, r1"],
+    );
+    let reg = |s: &str| Operand::Reg(Reg(s.into()));
+    assert_eq!(
+        instrs(&t, 0),
+        &[
+            Instr::Barrier(Barrier::Cta {
+                op: BarOp::Sync,
+                id: Operand::Imm(1),
+                count: Some(Operand::Imm(1)),
+                quorum: Some(Operand::Imm(3)),
+            }),
+            Instr::Barrier(Barrier::Cta {
+                op: BarOp::Arrive,
+                id: Operand::Imm(2),
+                count: Some(reg("r1")),
+                quorum: Some(reg("r1")),
+            }),
+        ]
+    );
+    assert!(litmus::features(&t).contains(&"bar-quorum"));
 }
 
 #[test]

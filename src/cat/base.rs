@@ -151,6 +151,7 @@ fn syncbar(a: &Event, b: &Event, pa: &Placement, pb: &Placement) -> bool {
                 id: id2,
                 count: count2,
                 instance: instance2,
+                ..
             }),
         ) => pa.same_cta(pb) && (id, count, instance) == (id2, count2, instance2),
         (

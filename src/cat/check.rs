@@ -101,6 +101,14 @@ pub fn check_until(
     test: &Test,
     stop: Option<&AtomicBool>,
 ) -> Result<CatVerdict, CheckError> {
+    if crate::litmus::features(test).contains(&"bar-quorum") {
+        // The candidates carry no choice of the barriers a quorum synchronises.
+        return Err(CheckError::Model(ModelError::Unsupported {
+            construct: "a barrier quorum (`bar.cta.sync I, A, Q`)".into(),
+            reason: "cat models read `syncbar` without a quorum; the built-in model checks it"
+                .into(),
+        }));
+    }
     let mut v = CatVerdict {
         observables: Vec::new(),
         allowed: BTreeSet::new(),

@@ -70,7 +70,7 @@ fn ops(test: &Test, analysis: &Analysis) -> Option<Vec<Vec<Op>>> {
         for i in &t.body {
             let Instr::Barrier(b) = i else { continue };
             seq.push(match b {
-                Barrier::Cta { op, id, count } => {
+                Barrier::Cta { op, id, count, .. } => {
                     let key = BarrierKey::of(analysis, t.id, id, count).ok()?;
                     let bar = Bar::Cta(p.gpu, p.cluster, p.cta, value_key(&key));
                     match op {

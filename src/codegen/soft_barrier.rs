@@ -92,7 +92,7 @@ pub fn plan(
     let mut table: Vec<BarrierKey> = Vec::new();
     for t in &test.threads {
         for (index, i) in t.body.iter().enumerate() {
-            if let Instr::Barrier(Barrier::Cta { op, id, count }) = i {
+            if let Instr::Barrier(Barrier::Cta { op, id, count, .. }) = i {
                 out.push(barrier(
                     analysis,
                     (t.id, index),

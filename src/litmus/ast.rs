@@ -371,14 +371,20 @@ pub enum BarOp {
 /// A barrier instruction.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Barrier {
-    /// `bar.cta.{sync,arrive,red}` on barrier `id`, with an optional thread count.
+    /// `bar.cta.{sync,arrive,red}` in Dat3M's form `I[, A[, Q]]`: barriers meet per CTA,
+    /// instance `id`, resource `count` and occurrence (`docs/barriers.md`).
     Cta {
         /// What the instruction does.
         op: BarOp,
-        /// The logical barrier id (immediate or register).
+        /// The barrier instance `I` (PTX's `a` in the one-operand form; immediate or register).
         id: Operand,
-        /// The expected thread count, when given.
+        /// The second operand: Dat3M's barrier resource `A` (PTX's thread count `b` in the
+        /// two-operand form, which the corpus reads as a resource: different values are
+        /// different barriers).
         count: Option<Operand>,
+        /// The quorum `Q`: how many same-barrier threads must synchronise (Dat3M's third
+        /// operand; never with `bar.red`).
+        quorum: Option<Operand>,
     },
     /// `barrier.cluster.arrive` with its semantics (release by default, or relaxed).
     ClusterArrive {

@@ -418,13 +418,16 @@ impl Parser<'_> {
         };
         let id = self.operand()?;
         let mut rest = Vec::new();
+        let mut starts = Vec::new();
         while self.eat(",") {
+            starts.push(self.peek().pos);
             rest.push(self.operand()?);
         }
+        // An error points at the first operand past those allowed.
         let too_many = |p: &Parser<'_>, at: usize| {
             ParseError::semantic(
                 p.path,
-                p.peek().pos,
+                starts.get(at).copied().unwrap_or(p.peek().pos),
                 format!(
                     "`{}` takes at most {at} operands after the barrier id",
                     q.mnemonic
@@ -444,13 +447,16 @@ impl Parser<'_> {
             _ if kind == "sync" => BarOp::Sync,
             _ => BarOp::Arrive,
         };
-        if rest.len() > 1 {
-            return Err(too_many(self, 1));
+        // Dat3M's form: instance, then resource, then quorum (`bar.cta.sync 1, 1, 3`).
+        if rest.len() > 2 {
+            return Err(too_many(self, 2));
         }
+        let mut rest = rest.into_iter();
         Ok(Barrier::Cta {
             op,
             id,
-            count: rest.pop(),
+            count: rest.next(),
+            quorum: rest.next(),
         })
     }
 

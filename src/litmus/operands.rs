@@ -1,6 +1,6 @@
 //! What each instruction reads, writes and accesses, and which registers and locations a test
 //! names: the one walk over operands that every stage uses, so that no stage forgets an operand
-//! (a barrier's id, count or predicate, an address offset).
+//! (a barrier's id, count, quorum or predicate, an address offset).
 
 use super::ast::{Addr, BarOp, Barrier, Instr, Operand, Prop, Proxy, Reg, Term, Test};
 
@@ -30,12 +30,21 @@ impl Instr {
             Instr::Atom { src, src2, .. } => std::iter::once(src).chain(src2).collect(),
             Instr::Alu { a, b, .. } => vec![a, b],
             Instr::Branch { cond: Some(c), .. } => vec![&c.a, &c.b],
-            Instr::Barrier(Barrier::Cta { op, id, count }) => {
+            Instr::Barrier(Barrier::Cta {
+                op,
+                id,
+                count,
+                quorum,
+            }) => {
                 let pred = match op {
                     BarOp::Red { pred, .. } => Some(pred),
                     _ => None,
                 };
-                std::iter::once(id).chain(count).chain(pred).collect()
+                std::iter::once(id)
+                    .chain(count)
+                    .chain(quorum)
+                    .chain(pred)
+                    .collect()
             }
             _ => Vec::new(),
         }

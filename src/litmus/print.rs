@@ -224,11 +224,17 @@ pub fn instr(i: &Instr) -> String {
             };
             format!("fence.proxy.{k}")
         }
-        Instr::Barrier(Barrier::Cta { op, id, count }) => {
-            let count = count
-                .as_ref()
+        Instr::Barrier(Barrier::Cta {
+            op,
+            id,
+            count,
+            quorum,
+        }) => {
+            let count: String = count
+                .iter()
+                .chain(quorum)
                 .map(|c| format!(", {}", operand(c)))
-                .unwrap_or_default();
+                .collect();
             match op {
                 BarOp::Sync => format!("bar.cta.sync {}{count}", operand(id)),
                 BarOp::Arrive => format!("bar.cta.arrive {}{count}", operand(id)),

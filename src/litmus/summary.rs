@@ -4,7 +4,7 @@ use super::ast::*;
 
 /// The features a test uses, in a fixed order: `fence.sc` (also `membar`), `fence.acq_rel`,
 /// `fence.acquire`, `fence.release`, `fence.proxy`, `atom`, `red`, `bar` (CTA barriers),
-/// `bar.red`, `cluster-barrier`, `proxy` (texture, surface or constant accesses), `alias`,
+/// `bar.red`, `bar-quorum` (a CTA barrier with Dat3M's quorum operand), `cluster-barrier`, `proxy` (texture, surface or constant accesses), `alias`,
 /// `shared`, `cluster` (threads placed in clusters), `warp` (warp hints), `multi-gpu`, `branch`,
 /// `dep` (address offsets), `alu` (register arithmetic and moves), `volatile`, `final-memory`
 /// (memory values observed at the end).
@@ -42,6 +42,18 @@ pub fn features(test: &Test) -> Vec<&'static str> {
                 i,
                 Instr::Barrier(Barrier::Cta {
                     op: BarOp::Red { .. },
+                    ..
+                })
+            )
+        }),
+    );
+    add(
+        "bar-quorum",
+        any(&|i| {
+            matches!(
+                i,
+                Instr::Barrier(Barrier::Cta {
+                    quorum: Some(_),
                     ..
                 })
             )

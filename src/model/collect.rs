@@ -4,7 +4,7 @@
 
 use super::lower::{Program, Trace};
 use super::relation::{members, Rel};
-use super::relations::Combo;
+use super::relations::{Combo, Hang};
 use super::sc::axiomatic::ScSink;
 use super::search::{Parts, Sink};
 use super::verdict::{Exclusion, ExecEvent, Execution};
@@ -60,6 +60,8 @@ pub struct Collector {
     pub stop: Option<Arc<AtomicBool>>,
     /// Trace combinations visited.
     steps: u64,
+    /// Barriers that hang some combination, with the most threads that arrive at each.
+    pub hangs: BTreeMap<Hang, usize>,
 }
 
 /// Trace combinations visited at most: the walk that pairs one trace per thread can grow as
@@ -116,7 +118,16 @@ impl Collector {
             fault: None,
             stop: None,
             steps: 0,
+            hangs: BTreeMap::new(),
         })
+    }
+
+    /// Records a combination that hangs at barrier `h` (no final state).
+    pub fn hang(&mut self, h: Hang) {
+        let arrive = h.arrive;
+        let key = Hang { arrive: 0, ..h };
+        let most = self.hangs.entry(key).or_insert(0);
+        *most = (*most).max(arrive);
     }
 
     /// Whether nothing more can be learnt from the current combination: its outcome (fixed by

@@ -104,6 +104,10 @@ impl<'a> Walk<'a> {
         if !feasible {
             return Ok(());
         }
+        if let Some(h) = super::relations::hang(prog, chosen) {
+            out.hang(h);
+            return Ok(());
+        }
         let Some(combo) = Combo::new(prog, chosen)? else {
             return Ok(());
         };

@@ -30,8 +30,10 @@ pub enum BarrierKind {
         waits: bool,
         /// The barrier id.
         id: Value,
-        /// The thread count, when given.
+        /// The second operand (Dat3M's barrier resource), when given.
         count: Option<Value>,
+        /// The quorum (Dat3M's third operand), when given.
+        quorum: Option<Value>,
         /// How many earlier barrier events of the thread used the same id and count.
         instance: u32,
     },
@@ -196,11 +198,19 @@ impl Event {
             },
             Kind::Barrier(b) => match b {
                 BarrierKind::Cta {
-                    waits, id, count, ..
-                } => match count {
-                    Some(c) => format!("B.{} {id},{c}", if waits { "sync" } else { "arrive" }),
-                    None => format!("B.{} {id}", if waits { "sync" } else { "arrive" }),
-                },
+                    waits,
+                    id,
+                    count,
+                    quorum,
+                    ..
+                } => {
+                    let rest: String = count
+                        .iter()
+                        .chain(&quorum)
+                        .map(|v| format!(",{v}"))
+                        .collect();
+                    format!("B.{} {id}{rest}", if waits { "sync" } else { "arrive" })
+                }
                 BarrierKind::ClusterArrive { relaxed, .. } => {
                     format!("B.cluster.arrive{}", if relaxed { ".relaxed" } else { "" })
                 }

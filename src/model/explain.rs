@@ -27,6 +27,15 @@ pub fn explain<'a>(test: &Test, v: &'a ModelVerdict) -> Explanation<'a> {
     // The outcomes the condition is about: satisfying it (exists, ~exists) or violating it
     // (forall).
     let relevant = |o: &crate::outcome::Outcome| o.satisfies(obs, prop) == want;
+    // A barrier that never completes removes the executions reaching it (no final state).
+    let lead = if v.allowed.is_empty() {
+        "no execution completes"
+    } else {
+        "some executions do not complete"
+    };
+    for h in &v.hangs {
+        let _ = writeln!(text, "{lead}: {h}");
+    }
     match v.witnesses.iter().find(|w| relevant(&w.outcome)) {
         Some(w) => {
             let title = format!(

@@ -81,7 +81,13 @@ pub fn check_until(test: &Test, stop: Option<Arc<AtomicBool>>) -> Result<ModelVe
         .filter(|(o, _)| !allowed.contains(o))
         .map(|(_, e)| e)
         .collect();
+    let hangs = col
+        .hangs
+        .iter()
+        .map(|(h, most)| format!("{h}, at most {most} arrive"))
+        .collect();
     Ok(ModelVerdict {
+        hangs,
         observables: obs,
         sc,
         result: if ok { CheckResult::Ok } else { CheckResult::No },

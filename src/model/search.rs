@@ -1,7 +1,9 @@
 //! The search over the candidate executions of one combination of traces (PTX ISA §8.10):
-//! three choice points, each pruned by the axioms it decides, reporting every candidate to a
-//! [`Sink`].
+//! the choice points below, each pruned by the axioms it decides, reporting every candidate to
+//! a [`Sink`].
 //!
+//! 0. Barrier quorums: which barriers of each CTA barrier group with a quorum synchronise
+//!    ([`Combo::bar_syncs`], one relation per choice; a single one without quorums).
 //! 1. Reads-from, read by read; `no_thin_air` prunes a choice that closes a cycle with
 //!    dependencies.
 //! 2. Fence-SC order, one morally strong `fence.sc` pair at a time; a pair already ordered by
@@ -121,16 +123,28 @@ impl Choices {
 /// Enumerates every candidate execution of `combo` and reports each to `out`.
 pub fn run<S: Sink>(combo: &Combo, choices: &Choices, out: &mut S) -> Result<(), ModelError> {
     let n = combo.len();
-    let search = Search { combo, ch: choices };
-    let mut rf_of = vec![usize::MAX; n];
-    let mut stack: Vec<Rel> = (0..=choices.reads.len()).map(|_| Rel::new(n)).collect();
-    stack[0] = combo.dep.closure();
-    search.rf_dfs(0, &mut rf_of, &mut stack, out)
+    for bar_sync in &combo.bar_syncs {
+        if out.settled() {
+            break;
+        }
+        let search = Search {
+            combo,
+            ch: choices,
+            bar_sync,
+        };
+        let mut rf_of = vec![usize::MAX; n];
+        let mut stack: Vec<Rel> = (0..=choices.reads.len()).map(|_| Rel::new(n)).collect();
+        stack[0] = combo.dep.closure();
+        search.rf_dfs(0, &mut rf_of, &mut stack, out)?;
+    }
+    Ok(())
 }
 
 struct Search<'a> {
     combo: &'a Combo,
     ch: &'a Choices,
+    /// The barrier synchronisation of this quorum choice.
+    bar_sync: &'a Rel,
 }
 
 /// What the Fence-SC choice point carries down.
@@ -207,7 +221,10 @@ impl Search<'_> {
         let n = self.combo.len();
         let rf = self.ch.rf_rel(n, rf_of, self.ch.reads.len());
         let obs = self.combo.observation(&rf);
-        let base = self.combo.po.union(&self.combo.synchronizes(&obs));
+        let base = self
+            .combo
+            .po
+            .union(&self.combo.synchronizes(&obs, self.bar_sync));
         let cb0 = base.closure();
         let ctx = FscCtx {
             rf: &rf,

@@ -109,6 +109,17 @@ pub fn bar(id: Value) -> Instr {
         op: BarOp::Sync,
         id: imm(id),
         count: None,
+        quorum: None,
+    })
+}
+
+/// `bar.cta.sync id, resource, quorum` (Dat3M's three-operand form).
+pub fn bar_quorum(id: Value, resource: Value, quorum: Value) -> Instr {
+    Instr::Barrier(Barrier::Cta {
+        op: BarOp::Sync,
+        id: imm(id),
+        count: Some(imm(resource)),
+        quorum: Some(imm(quorum)),
     })
 }
 

@@ -251,3 +251,80 @@ fn check_is_deterministic() {
     let t = mp(Sem::Relaxed, Sem::Acquire, true);
     assert_eq!(check(&t).unwrap(), check(&t).unwrap());
 }
+
+/// Dat3M's quorum test shape: P0 writes `x` then waits at barrier 1 (resource 1, quorum
+/// `q`), P1 waits then reads `x`, P2 only waits; the condition asks whether P1 reads 0.
+fn quorum_test(q: crate::litmus::ast::Value) -> crate::litmus::ast::Test {
+    test(
+        "MP+bar-quorum",
+        vec![loc("x")],
+        vec![
+            thread(0, 0, vec![st(W, None, "x", imm(1)), bar_quorum(1, 1, q)]),
+            thread(1, 0, vec![bar_quorum(1, 1, q), ld(W, None, "r0", "x")]),
+            thread(2, 0, vec![bar_quorum(1, 1, q)]),
+        ],
+        eq(1, "r0", 0),
+    )
+}
+
+#[test]
+fn a_quorum_below_the_participants_synchronises_only_some() {
+    // Quorum 2 of 3: P1 and P2 may synchronise without P0, so P1 may miss P0's write.
+    let v = check(&quorum_test(2)).unwrap();
+    assert_eq!(v.result, CheckResult::Ok);
+    assert_eq!(v.allowed.len(), 2);
+    assert!(v.hangs.is_empty());
+}
+
+#[test]
+fn a_quorum_of_every_participant_synchronises_all() {
+    let v = check(&quorum_test(3)).unwrap();
+    assert_eq!(v.result, CheckResult::No);
+    assert_eq!(v.allowed.len(), 1);
+}
+
+#[test]
+fn a_quorum_above_the_participants_hangs_and_says_so() {
+    let t = quorum_test(4);
+    let v = check(&t).unwrap();
+    assert_eq!(v.result, CheckResult::No);
+    assert!(v.allowed.is_empty());
+    assert_eq!(
+        v.hangs,
+        vec!["barrier 1 (resource 1) needs 4 threads, at most 3 arrive".to_string()]
+    );
+    let text = crate::model::explain::explain(&t, &v).text;
+    assert!(
+        text.contains("no execution completes: barrier 1 (resource 1) needs 4 threads"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_barrier_one_thread_skips_hangs_the_others() {
+    // P1 jumps over its barrier 0: P0 waits for it for ever, so no execution completes.
+    let t = test(
+        "bar-skipped",
+        vec![loc("x")],
+        vec![
+            thread(0, 0, vec![bar(0), st(W, None, "x", imm(1))]),
+            thread(
+                1,
+                0,
+                vec![
+                    br(CmpOp::Eq, imm(0), imm(0), "L"),
+                    bar(0),
+                    crate::litmus::ast::Instr::Label(crate::litmus::ast::Label("L".into())),
+                    ld(W, None, "r0", "x"),
+                ],
+            ),
+        ],
+        eq(1, "r0", 0),
+    );
+    let v = check(&t).unwrap();
+    assert!(v.allowed.is_empty());
+    assert_eq!(
+        v.hangs,
+        vec!["barrier 0 needs 2 threads, at most 1 arrive".to_string()]
+    );
+}

@@ -34,6 +34,10 @@ pub struct ModelVerdict {
     /// that excludes it, with an offending cycle, in outcome order.
     #[serde(default)]
     pub excluded: Vec<Exclusion>,
+    /// The barriers at which some combination of thread paths never completes (it gives no
+    /// final state), each as `barrier 1 needs 3 threads, at most 2 arrive`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hangs: Vec<String>,
 }
 
 /// One execution, as a graph: events and named edges between them.

@@ -112,6 +112,7 @@ fn two_reg(
             candidates: 4,
             consistent: if weak_allowed { 4 } else { 3 },
             domains: vec![vec![0, 1]; obs.len()],
+            hangs: vec![],
             witnesses: vec![],
             excluded: vec![],
         },

@@ -135,7 +135,15 @@ pub(super) fn sequence(
     for i in body {
         match i {
             Instr::Barrier(Barrier::Cta { .. }) if soft => {}
-            Instr::Barrier(Barrier::Cta { op, id, count }) => {
+            Instr::Barrier(Barrier::Cta {
+                quorum: Some(_), ..
+            }) => {
+                return Err(unsupported(
+                    format!("a barrier quorum in P{role}"),
+                    "quorums are not mapped to hardware thread counts yet",
+                ))
+            }
+            Instr::Barrier(Barrier::Cta { op, id, count, .. }) => {
                 out.push(cta_barrier(test, layout, analysis, role, (op, id, count))?)
             }
             Instr::Barrier(Barrier::ClusterArrive { relaxed }) => {

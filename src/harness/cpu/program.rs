@@ -438,9 +438,18 @@ fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usi
         let written: Vec<&Reg> = t.body.iter().filter_map(Instr::written).collect();
         let mut plan = Vec::new();
         for i in &t.body {
-            let Instr::Barrier(Barrier::Cta { op, id, count }) = i else {
+            let Instr::Barrier(Barrier::Cta {
+                op,
+                id,
+                count,
+                quorum,
+            }) = i
+            else {
                 continue;
             };
+            if quorum.is_some() {
+                return Err("a barrier quorum is not run on the CPU yet".into());
+            }
             let (waits, red) = match op {
                 BarOp::Sync => (true, None),
                 BarOp::Arrive => (false, None),

@@ -215,6 +215,7 @@ exists (x == 1)",
             candidates: 0,
             consistent: 0,
             domains: Vec::new(),
+            hangs: vec![],
             witnesses: Vec::new(),
             excluded: Vec::new(),
         }

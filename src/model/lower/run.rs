@@ -592,9 +592,15 @@ impl Runner<'_> {
     /// What barrier `b` is on this path: its operand values and its occurrence.
     fn barrier_kind(&self, st: &mut State, b: &Barrier) -> BarrierKind {
         match b {
-            Barrier::Cta { op, id, count } => {
+            Barrier::Cta {
+                op,
+                id,
+                count,
+                quorum,
+            } => {
                 let (idv, _) = self.operand(st, id);
                 let cv = count.as_ref().map(|c| self.operand(st, c).0);
+                let qv = quorum.as_ref().map(|q| self.operand(st, q).0);
                 let key = (idv, cv);
                 let instance = match st.bar_instances.iter_mut().find(|(k, _)| *k == key) {
                     Some((_, n)) => {
@@ -610,6 +616,7 @@ impl Runner<'_> {
                     waits: !matches!(op, BarOp::Arrive),
                     id: idv,
                     count: cv,
+                    quorum: qv,
                     instance,
                 }
             }

@@ -4,6 +4,7 @@
 use super::super::event::{BarrierKind, Event, Kind};
 use super::super::lower::Trace;
 use super::super::relation::Rel;
+use super::barrier_groups::{same_group, Group};
 use super::place;
 use crate::litmus::ast::{BarRedOp, Placement, Value};
 
@@ -51,10 +52,16 @@ pub(super) fn bar_red_consistent(
     })
 }
 
-/// Barrier synchronisation: a CTA barrier event to every waiting event of another thread of
-/// its CTA at the same instance (id, count, occurrence), and a non-relaxed cluster arrival to
-/// every cluster wait of the same occurrence in another thread of its cluster.
-pub(super) fn barrier_sync(events: &[Event], places: &[Placement]) -> Rel {
+/// Barrier synchronisation: a CTA barrier event of `syncing` (the synchronising choice of
+/// [`sync_sets`](super::barrier_groups::sync_sets)) to every waiting event of another thread in
+/// its group, and a non-relaxed cluster arrival to every cluster wait of the same occurrence
+/// in another thread of its cluster.
+pub(super) fn barrier_sync(
+    events: &[Event],
+    places: &[Placement],
+    groups: &[Group],
+    syncing: &[usize],
+) -> Rel {
     let n = events.len();
     let mut bar_sync = Rel::new(n);
     for a in 0..n {
@@ -63,8 +70,14 @@ pub(super) fn barrier_sync(events: &[Event], places: &[Placement]) -> Rel {
             if a == b || ea.thread == eb.thread || ea.is_init() || eb.is_init() {
                 continue;
             }
-            let (pa, pb) = (place(places, ea), place(places, eb));
-            if synchronises(ea.kind, eb.kind, &pa, &pb) {
+            let on = match (ea.kind, eb.kind) {
+                (
+                    Kind::Barrier(BarrierKind::Cta { .. }),
+                    Kind::Barrier(BarrierKind::Cta { waits, .. }),
+                ) => waits && syncing.contains(&a) && same_group(groups, a, b),
+                _ => cluster_sync(ea.kind, eb.kind, &place(places, ea), &place(places, eb)),
+            };
+            if on {
                 bar_sync.add(a, b);
             }
         }
@@ -72,23 +85,10 @@ pub(super) fn barrier_sync(events: &[Event], places: &[Placement]) -> Rel {
     bar_sync
 }
 
-/// Whether barrier event `a` (at `pa`) synchronises with barrier event `b` (at `pb`).
-fn synchronises(a: Kind, b: Kind, pa: &Placement, pb: &Placement) -> bool {
+/// Whether cluster barrier event `a` (at `pa`) synchronises with cluster barrier event `b`
+/// (at `pb`): a non-relaxed arrival and a wait of the same occurrence in one cluster.
+fn cluster_sync(a: Kind, b: Kind, pa: &Placement, pb: &Placement) -> bool {
     match (a, b) {
-        (
-            Kind::Barrier(BarrierKind::Cta {
-                id: i1,
-                count: c1,
-                instance: k1,
-                ..
-            }),
-            Kind::Barrier(BarrierKind::Cta {
-                waits: true,
-                id: i2,
-                count: c2,
-                instance: k2,
-            }),
-        ) => pa.same_cta(pb) && i1 == i2 && c1 == c2 && k1 == k2,
         (
             Kind::Barrier(BarrierKind::ClusterArrive {
                 relaxed: false,

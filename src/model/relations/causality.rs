@@ -24,11 +24,11 @@ impl Combo {
 
     /// Synchronisation without Fence-SC order: a release pattern whose write precedes in
     /// observation order a read of an acquire pattern, the pattern's first and last operations
-    /// morally strong; and barrier synchronisation.
-    pub fn synchronizes(&self, obs: &Rel) -> Rel {
+    /// morally strong; and barrier synchronisation `bar_sync` (one of [`Combo::bar_syncs`]).
+    pub fn synchronizes(&self, obs: &Rel, bar_sync: &Rel) -> Rel {
         let mut sync = self.rp.seq(obs).seq(&self.ap);
         sync.intersect_with(&self.ms);
-        sync.union_with(&self.bar_sync);
+        sync.union_with(bar_sync);
         sync
     }
 

@@ -5,6 +5,7 @@
 //! from-reads) in `causality.rs`.
 
 mod barrier;
+mod barrier_groups;
 mod causality;
 mod patterns;
 mod program;
@@ -17,6 +18,8 @@ use super::relation::{bit, Rel, Set, MAX_EVENTS};
 use super::ModelError;
 use crate::litmus::ast::Placement;
 use proxy::ProxySets;
+
+pub use barrier_groups::Hang;
 
 /// One combination of traces (one per thread) as an event graph, with the relations that do
 /// not depend on reads-from.
@@ -39,14 +42,27 @@ pub struct Combo {
     rp: Rel,
     /// A strong read of an acquire pattern -> its last operation.
     ap: Rel,
-    /// Barrier synchronisation.
-    pub bar_sync: Rel,
+    /// Barrier synchronisation, one relation per choice of the barriers a quorum
+    /// synchronises (one when no barrier has a quorum).
+    pub bar_syncs: Vec<Rel>,
     /// Program order between morally strong accesses to the same address.
     pub po_loc_ms: Rel,
     /// Per memory, its writes (the initial one included).
     writes_of: Vec<Set>,
     /// What proxy-preserved base causality reads.
     proxies: ProxySets,
+}
+
+/// The first barrier of one trace per thread that can never complete (the combination gives
+/// no final state); `None` when every barrier can, or when a trace stops undecided.
+pub fn hang(prog: &Program, traces: &[&Trace]) -> Option<Hang> {
+    if traces.iter().any(|t| t.fault.is_some()) {
+        return None;
+    }
+    let (events, _) = program::events(prog, traces);
+    let places: Vec<Placement> = prog.threads.iter().map(|t| t.place).collect();
+    let groups = barrier_groups::groups(&events, &places);
+    barrier_groups::hang(prog, &events, &groups)
 }
 
 /// The placement of a thread's event.
@@ -70,6 +86,11 @@ impl Combo {
         if !barrier::bar_red_consistent(&events, &places, traces, &offsets) {
             return Ok(None);
         }
+        let groups = barrier_groups::groups(&events, &places);
+        let bar_syncs = barrier_groups::sync_sets(&events, &groups)?
+            .iter()
+            .map(|s| barrier::barrier_sync(&events, &places, &groups, s))
+            .collect();
         let ms = strong::morally_strong(&events, &places);
         let mut writes_of = vec![0u128; prog.memories.len()];
         for (i, e) in events.iter().enumerate().filter(|(_, e)| e.is_write()) {
@@ -80,7 +101,7 @@ impl Combo {
             rp: patterns::release_patterns(&events, &order.po),
             ap: patterns::acquire_patterns(&events, &order.po),
             po_loc_ms: strong::po_loc_ms(&events, &order.po, &ms),
-            bar_sync: barrier::barrier_sync(&events, &places),
+            bar_syncs,
             proxies: ProxySets::new(&events, &places),
             writes_of,
             ms,

@@ -8,7 +8,9 @@
 //! anything) to arrive at the same instance or to finish. As in the model, a barrier that no
 //! partner takes with the same key in an execution does not block: the waiting thread may also
 //! leave at once, betting that the threads it waits for never arrive at that instance, and a
-//! path on which one of them later does is abandoned. `barrier.cluster.wait` waits for the
+//! path on which one of them later does is abandoned. A barrier with a quorum `Q` lets its
+//! thread go once `Q` threads of its CTA have arrived at its instance (the others
+//! synchronise with it or pass later). `barrier.cluster.wait` waits for the
 //! cluster's arrivals. Crossed barriers give no outcome, as in the model.
 
 pub mod axiomatic;
@@ -41,6 +43,9 @@ struct St {
     /// `(thread, barrier instance)` that thread must never arrive at: another thread left
     /// that instance without it.
     bets: Vec<(usize, BarInst)>,
+    /// `(thread, quorum)` of threads waiting at a CTA barrier with a quorum: they leave once
+    /// that many threads of their CTA have arrived at its instance.
+    quorums: Vec<(usize, Value)>,
 }
 
 /// A fast hasher for states (FxHash-style multiply and rotate).
@@ -133,6 +138,7 @@ pub fn outcomes(
         waiting: Vec::new(),
         preds: Vec::new(),
         bets: Vec::new(),
+        quorums: Vec::new(),
     };
     let lay = Layout {
         n,
@@ -247,6 +253,16 @@ impl Explorer<'_> {
         let Some((_, (key, k))) = s.waiting.iter().find(|(u, _)| *u == t) else {
             return Vec::new();
         };
+        if let Some((_, q)) = s.quorums.iter().find(|(u, _)| *u == t) {
+            let arrived = (0..self.lay.n)
+                .filter(|&u| {
+                    self.prog.threads[u].place.same_cta(&place) && arrivals_at(s, u, *key) > *k
+                })
+                .count();
+            if arrived as Value >= *q {
+                return Vec::new();
+            }
+        }
         (0..self.lay.n)
             .filter(|&u| {
                 u != t
@@ -302,6 +318,7 @@ impl Explorer<'_> {
                 ) {
                     let mut s2 = s.clone();
                     let (_, inst) = s2.waiting.remove(i);
+                    s2.quorums.retain(|(u, _)| *u != t);
                     s2.bets.extend(awaited.into_iter().map(|u| (u, inst)));
                     s2.bets.sort();
                     s2.bets.dedup();
@@ -317,6 +334,7 @@ impl Explorer<'_> {
                 // Leaving the barrier is a step of its own.
                 if let Some(i) = bar_wait {
                     let (_, (key, k)) = s2.waiting.remove(i);
+                    s2.quorums.retain(|(u, _)| *u != t);
                     self.finish_red(&mut s2, t, key, k);
                 }
                 s2.core[cw] = -1;
@@ -444,7 +462,13 @@ impl Explorer<'_> {
     /// Thread `t` arrives at barrier `b`; `false` when a partner already left this instance
     /// without it.
     fn barrier(&self, s: &mut St, t: usize, b: &Barrier) -> bool {
-        let Barrier::Cta { op, id, count } = b else {
+        let Barrier::Cta {
+            op,
+            id,
+            count,
+            quorum,
+        } = b
+        else {
             if let Barrier::ClusterArrive { .. } = b {
                 s.core[self.lay.cl_arr(t)] += 1;
             } else {
@@ -480,6 +504,10 @@ impl Explorer<'_> {
         if !matches!(op, BarOp::Arrive) {
             s.waiting.push((t, (key, k)));
             s.waiting.sort();
+            if let Some(q) = quorum {
+                s.quorums.push((t, self.opnd(s, t, q)));
+                s.quorums.sort();
+            }
         }
         true
     }
