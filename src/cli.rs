@@ -90,6 +90,9 @@ pub enum Command {
     /// chosen column. Prints a table per kernel and every disagreement; exits 1 when a row of
     /// the CSV has no test.
     Agree(AgreeArgs),
+    /// Print the JSON Schema of a result set's files (run.json, tests/*.json), as checked in
+    /// at docs/result-set.schema.json, or validate result sets against it.
+    Schema(SchemaArgs),
     /// Run, report on and unpack a hardware campaign: the steps of a manifest, run within a
     /// time budget on a GPU machine, each brought back as one archive.
     #[command(subcommand)]
@@ -411,6 +414,19 @@ pub struct ListArgs {
     /// Files, directories (searched recursively for `*.litmus`) or test names of the built-in
     /// suite; default: the built-in suite (see `show`).
     pub paths: Vec<PathBuf>,
+    /// One JSON object per test per line (path, name, threads, scopes, features) instead of
+    /// the table; a file that does not parse is still reported on stderr.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Arguments of `schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Validate these result sets (folders holding run.json) or record files against the
+    /// schema instead of printing it; exit 1 when one does not conform.
+    #[arg(long, value_name = "PATH", num_args = 1..)]
+    pub validate: Vec<PathBuf>,
 }
 
 /// Arguments of `show`.
@@ -433,6 +449,10 @@ pub struct ReportArgs {
     /// Overwrite an existing report.
     #[arg(long)]
     pub force: bool,
+    /// Print one CSV row per test (counts, rates, status, cpu used) on stdout instead of
+    /// writing the report.
+    #[arg(long)]
+    pub csv: bool,
 }
 
 /// Arguments of `diff`.
@@ -527,6 +547,10 @@ pub struct RunArgs {
     /// No progress bar.
     #[arg(long, short)]
     pub quiet: bool,
+    /// JSON lines on stdout instead of the table: each test's record as it is written
+    /// (tests/*.json), then the run's (run.json); both conform to `ptx-litmus schema`.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// A kernel's stress configuration: a preset, then a file of settings, then single settings

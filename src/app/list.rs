@@ -12,6 +12,20 @@ pub fn run(args: &ListArgs) -> Result<Exit, AppError> {
         match result {
             Ok(test) => {
                 let scopes: Vec<&str> = litmus::scopes(&test).iter().map(|s| s.as_str()).collect();
+                if args.json {
+                    println!(
+                        "{}",
+                        serde_json::json!({
+                            "path": path.display().to_string(),
+                            "name": test.name,
+                            "threads": test.threads.len(),
+                            "scopes": scopes,
+                            "features": litmus::features(&test),
+                            "hash": litmus::hash(&test),
+                        })
+                    );
+                    continue;
+                }
                 rows.push([
                     path.display().to_string(),
                     test.name.clone(),
@@ -45,6 +59,13 @@ pub fn run(args: &ListArgs) -> Result<Exit, AppError> {
         println!("{}", line.join("  ").trim_end());
     }
     let n = rows.len();
+    if args.json {
+        return Ok(if failed == 0 {
+            Exit::Success
+        } else {
+            Exit::Error
+        });
+    }
     if failed == 0 {
         println!("{n} test{}", if n == 1 { "" } else { "s" });
         Ok(Exit::Success)

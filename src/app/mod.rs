@@ -30,6 +30,7 @@ mod run;
 mod run_model;
 mod sass;
 mod sass_matrix;
+mod schema;
 mod show;
 mod stress;
 mod suite;
@@ -93,6 +94,7 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
         Command::Toolchains(args) => toolchains::run(&args),
         Command::Gen(args) => gen::run(&args),
         Command::Agree(args) => agree::run(&args),
+        Command::Schema(args) => schema::run(&args),
         Command::Campaign(c) => match c {
             CampaignCommand::Run(a) => campaign_run::run(&a),
             CampaignCommand::Status(a) => campaign::status(&a),

@@ -9,6 +9,10 @@ use crate::results;
 /// Runs `report`. Rendering is not a finding: it exits 0 whatever the verdicts.
 pub fn run(args: &ReportArgs) -> Result<Exit, AppError> {
     let set = results::read_result_set(&args.results)?;
+    if args.csv {
+        print!("{}", report::csv::render(&set.run, &set.tests));
+        return Ok(Exit::Success);
+    }
     let out = args.out.clone().unwrap_or_else(|| args.results.clone());
     let written = report::write_report(&set, &out, args.force)?;
     print!("{}", summary::render(&set.run, &set.tests));

@@ -103,6 +103,7 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
     }
     batch.run_params = run_params(&plan.params, &dir);
     batch.model_limit = limit;
+    batch.json = args.json;
     interrupt::install();
     for path in &files {
         if interrupt::requested() || batch.lost.is_some() {
@@ -169,6 +170,8 @@ struct Batch {
     violations: u64,
     /// Why the device became unusable, when it did: the batch stops there.
     lost: Option<String>,
+    /// JSON lines on stdout (each test's record, then the run's) instead of the table.
+    json: bool,
 }
 
 impl Batch {
@@ -192,6 +195,7 @@ impl Batch {
             errors: 0,
             violations: 0,
             lost: None,
+            json: false,
         }
     }
 
@@ -277,6 +281,10 @@ impl Batch {
         if observed.info.partial {
             self.record.partial = true;
         }
+        if self.json {
+            let line = serde_json::to_string(&rec)?;
+            self.bar.suspend(|| println!("{line}"));
+        }
         self.writer.add(rec)?;
         self.bar.inc(1);
         self.checkpoint()
@@ -312,11 +320,16 @@ impl Batch {
         let tests = self.writer.tests().to_vec();
         let partial = self.record.partial;
         self.writer.finish(&self.record)?;
-        print!("{}", report::summary::render(&self.record, &tests));
+        if self.json {
+            println!("{}", serde_json::to_string(&self.record)?);
+            eprintln!("result set: {}", dir.display());
+        } else {
+            print!("{}", report::summary::render(&self.record, &tests));
+            println!("result set: {}", dir.display());
+        }
         if self.backend == Backend::Cpu {
             warn_if_starved(&tests);
         }
-        println!("result set: {}", dir.display());
         Ok(if self.violations > 0 {
             Exit::Finding
         } else if self.lost.is_some() {

@@ -3,6 +3,7 @@
 //! so any result set this build can read re-renders, byte for byte.
 
 pub mod compare;
+pub mod csv;
 pub mod diff;
 pub mod differences;
 pub mod dispersion;

@@ -10,6 +10,8 @@ pub mod judge_model;
 pub mod log;
 mod merge;
 mod record;
+pub mod schema;
+pub mod schema_check;
 mod shard;
 pub mod time;
 mod validate;
