@@ -371,6 +371,11 @@ pub struct CheckArgs {
     /// and a pass/fail summary; exit 1 on a mismatch.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["json", "explain", "dot", "model"])]
     pub expect: Option<PathBuf>,
+    /// Decide each test's condition only: no final states listed or labelled SC, the search
+    /// stopping at the first execution that decides it (large tests in seconds rather than
+    /// minutes). Prints the test, Ok or No, the condition and the deciding outcome.
+    #[arg(long, conflicts_with_all = ["explain", "dot", "model", "expect"])]
+    pub verdict_only: bool,
 }
 
 /// Arguments of `model-diff`.
@@ -406,6 +411,10 @@ pub struct BenchModelArgs {
     /// error, named on stderr).
     #[arg(long, value_name = "SECONDS", default_value_t = MODEL_TIMEOUT_S)]
     pub timeout: f64,
+    /// Time deciding each test's condition only (`check --verdict-only`) rather than the full
+    /// check (every allowed outcome, SC labels, exclusions).
+    #[arg(long)]
+    pub verdict_only: bool,
 }
 
 /// Arguments of `list`.

@@ -56,7 +56,8 @@ pub fn observables(test: &Test) -> Vec<Observable> {
     out
 }
 
-fn term_observable(term: &Term) -> Option<Observable> {
+/// The observable a condition term reads (`None` for a constant).
+pub fn term_observable(term: &Term) -> Option<Observable> {
     match term {
         Term::Reg { thread, reg } => Some(Observable::Reg {
             thread: *thread,

@@ -46,7 +46,11 @@ pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
             let mut failure = None;
             for _ in 0..runs {
                 let start = Instant::now();
-                let r = super::bounded_check::check(&test, limit);
+                let r = if args.verdict_only {
+                    super::bounded_check::decide(&test, limit).map(drop)
+                } else {
+                    super::bounded_check::check(&test, limit).map(drop)
+                };
                 samples.push(start.elapsed());
                 if let Err(e) = r {
                     failure = Some(e);
@@ -90,8 +94,13 @@ pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
         );
     }
     println!(
-        "(median of {runs} runs per test, one core, {} build)",
-        crate::BUILD_PROFILE
+        "(median of {runs} runs per test, one core, {} build{})",
+        crate::BUILD_PROFILE,
+        if args.verdict_only {
+            ", condition only"
+        } else {
+            ""
+        }
     );
     Ok(if errors == 0 {
         Exit::Success

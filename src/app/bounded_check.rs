@@ -11,7 +11,7 @@ use crate::cat::{
     check::{CatVerdict, CheckError},
 };
 use crate::litmus::ast::Test;
-use crate::model::{self, ModelError, ModelVerdict};
+use crate::model::{self, Decision, ModelError, ModelVerdict};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
@@ -66,6 +66,14 @@ fn watched() -> std::sync::MutexGuard<'static, Vec<Watched>> {
 /// [`model::check`] of `test`, given up after `limit` or on a stop signal, with the reason.
 pub fn check(test: &Test, limit: Duration) -> Result<ModelVerdict, String> {
     bounded(limit, |stop| model::check_until(test, Some(stop))).map_err(|e| match e {
+        ModelError::Stopped => stopped_reason(limit),
+        other => format!("model: {other}"),
+    })
+}
+
+/// [`model::decide_until`] of `test` (the condition alone), bounded like [`check`].
+pub fn decide(test: &Test, limit: Duration) -> Result<Decision, String> {
+    bounded(limit, |stop| model::decide_until(test, Some(stop))).map_err(|e| match e {
         ModelError::Stopped => stopped_reason(limit),
         other => format!("model: {other}"),
     })

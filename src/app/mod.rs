@@ -17,6 +17,7 @@ mod campaign_shard;
 mod campaign_slurm;
 mod check;
 mod check_cat;
+mod check_verdict;
 mod diff;
 mod emit;
 mod expect;
@@ -79,6 +80,7 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
         Command::Run(args) => run::run(&args),
         Command::Check(args) if args.model.is_some() => check_cat::run(&args),
         Command::Check(args) if args.expect.is_some() => expect::run(&args),
+        Command::Check(args) if args.verdict_only => check_verdict::run(&args),
         Command::Check(args) => check::run(&args),
         Command::ModelDiff(args) => model_diff::run(&args),
         Command::Bench(args) => match args.target {

@@ -2,6 +2,7 @@
 //! allowed outcomes with a witness each, the axiom excluding each other outcome, value domains
 //! and counts — within the model's budgets.
 
+use super::goal::Goal;
 use super::lower::{Program, Trace};
 use super::relation::{members, Rel};
 use super::relations::{Combo, Hang};
@@ -62,6 +63,11 @@ pub struct Collector {
     steps: u64,
     /// Barriers that hang some combination, with the most threads that arrive at each.
     pub hangs: BTreeMap<Hang, usize>,
+    /// When set, only the condition is decided: the search stops at the first allowed
+    /// outcome the goal holds of, skips what cannot give one and keeps no exclusions.
+    pub goal: Option<Goal>,
+    /// Whether an allowed outcome the goal holds of was found (its witness is in `allowed`).
+    pub found: bool,
 }
 
 /// Trace combinations visited at most: the walk that pairs one trace per thread can grow as
@@ -119,6 +125,8 @@ impl Collector {
             stop: None,
             steps: 0,
             hangs: BTreeMap::new(),
+            goal: None,
+            found: false,
         })
     }
 
@@ -136,8 +144,34 @@ impl Collector {
         self.settled
     }
 
+    /// Whether the goal was reached: nothing more is to be searched.
+    pub fn finished(&self) -> bool {
+        self.found
+    }
+
+    /// Whether the traces `chosen` for the first threads may still give an outcome the goal
+    /// holds of (always, without a goal). A trace that stopped undecided leaves its registers
+    /// unknown.
+    pub fn may_reach(&self, chosen: &[&Trace]) -> bool {
+        let Some(goal) = &self.goal else {
+            return true;
+        };
+        goal.may_hold(&|i| match &self.slots[i] {
+            Slot::Reg { thread, idx, init } => match (idx, chosen.get(*thread)) {
+                (None, _) => Some(*init),
+                (Some(r), Some(t)) if t.fault.is_none() => Some(t.regs[*r]),
+                _ => None,
+            },
+            Slot::Loc(_) => None,
+        })
+    }
+
     /// Recomputes [`Collector::settled`] for the current combination.
     fn update_settled(&mut self) {
+        if self.goal.is_some() {
+            self.settled = self.found;
+            return;
+        }
         let o = Outcome(self.current.clone());
         self.settled = self.no_locs
             && if self.sc_mode {
@@ -243,6 +277,19 @@ impl Sink for Collector {
             }
             return;
         }
+        if let Some(goal) = &self.goal {
+            if let Some(o) = self
+                .outcomes(combo, parts.co)
+                .into_iter()
+                .find(|o| goal.holds(o))
+            {
+                let ex = execution(combo, parts, Some(fr), o.clone());
+                self.allowed.insert(o, ex);
+                self.found = true;
+                self.settled = true;
+            }
+            return;
+        }
         for o in self.outcomes(combo, parts.co) {
             if let std::collections::btree_map::Entry::Vacant(slot) = self.allowed.entry(o) {
                 let ex = execution(combo, parts, Some(fr), slot.key().clone());
@@ -254,7 +301,7 @@ impl Sink for Collector {
 
     /// Records an inconsistent candidate and the axiom it violates.
     fn exclude(&mut self, combo: &Combo, parts: &Parts, axiom: Axiom, cycle: &[usize]) {
-        if self.faulty.is_some() {
+        if self.faulty.is_some() || self.goal.is_some() {
             return;
         }
         for o in self.outcomes(combo, parts.co) {

@@ -58,6 +58,9 @@ impl<'a> Walk<'a> {
     /// Chooses a trace for each thread from `chosen.len()` on.
     fn walk(&self, chosen: &mut Vec<&'a Trace>, out: &mut Collector) -> Result<(), ModelError> {
         out.step()?;
+        if out.finished() {
+            return Ok(());
+        }
         let k = chosen.len();
         if k == self.traces.len() {
             return self.visit(chosen, out);
@@ -65,7 +68,9 @@ impl<'a> Walk<'a> {
         for t in &self.traces[k] {
             if self.may_run(k, t, chosen) {
                 chosen.push(t);
-                self.walk(chosen, out)?;
+                if out.may_reach(chosen) {
+                    self.walk(chosen, out)?;
+                }
                 chosen.pop();
             }
         }

@@ -8,7 +8,7 @@
 //! [`collect`]or; [`sc`] is the sequentially consistent reference and its axiomatic twin.
 //!
 //! Layers, each using only those before it: `relation`, `event`, `verdict`, `lower`;
-//! `relations`; `axioms`; `search`; `sc`; `collect`; `enumerate`; `candidates`.
+//! `relations`; `axioms`; `search`; `sc`; `goal`; `collect`; `enumerate`; `candidates`.
 
 mod axioms;
 pub mod candidates;
@@ -17,6 +17,7 @@ pub mod dot;
 mod enumerate;
 pub mod event;
 pub mod explain;
+mod goal;
 mod lower;
 mod relation;
 mod relations;
@@ -24,7 +25,9 @@ mod sc;
 mod search;
 mod verdict;
 
-pub use verdict::{Axiom, CheckResult, Exclusion, ExecEvent, Execution, ModelError, ModelVerdict};
+pub use verdict::{
+    Axiom, CheckResult, Decision, Exclusion, ExecEvent, Execution, ModelError, ModelVerdict,
+};
 
 use crate::litmus::ast::{Quantifier, Test};
 use crate::outcome::observables;
@@ -97,6 +100,40 @@ pub fn check_until(test: &Test, stop: Option<Arc<AtomicBool>>) -> Result<ModelVe
         witnesses: col.allowed.into_values().collect(),
         excluded,
         allowed,
+    })
+}
+
+/// Decides `test`'s condition alone, unbounded: [`decide_until`] without a stop flag.
+pub fn decide(test: &Test) -> Result<Decision, ModelError> {
+    decide_until(test, None)
+}
+
+/// Decides `test`'s condition alone: [`check_until`]'s `result`, found by searching only for
+/// an allowed outcome that satisfies the proposition (`exists`, `~exists`) or violates it
+/// (`forall`), stopping at the first, skipping trace combinations whose registers rule it out,
+/// and labelling nothing SC. Where [`check_until`] fails on an undecidable execution this may
+/// still answer, when a witness is found first.
+pub fn decide_until(test: &Test, stop: Option<Arc<AtomicBool>>) -> Result<Decision, ModelError> {
+    let prog = lower::Program::new(test)?;
+    let obs = observables(test);
+    let (_, traces) = prog.domains()?;
+    let mut col = collect::Collector::new(&prog, &obs)?;
+    col.stop = stop;
+    col.goal = Some(goal::Goal::of(test, &obs));
+    enumerate::combine(&prog, &traces, &mut col, search::run)?;
+    if !col.found {
+        if let Some(f) = col.fault {
+            return Err(f);
+        }
+    }
+    let ok = match test.condition.quantifier {
+        Quantifier::Exists => col.found,
+        Quantifier::NotExists | Quantifier::Forall => !col.found,
+    };
+    Ok(Decision {
+        result: if ok { CheckResult::Ok } else { CheckResult::No },
+        witness: col.allowed.into_values().next(),
+        candidates: col.candidates,
     })
 }
 

@@ -23,8 +23,11 @@ use super::relation::{bit, members, Rel};
 use super::relations::Combo;
 use super::{Axiom, ModelError};
 
-/// The most `fence.sc` pairs whose order is enumerated (2^k orders).
-const MAX_FSC_PAIRS: usize = 64;
+/// The most `fence.sc` pairs whose order is chosen, one level of the search each. Their
+/// orders are not listed blindly (a pair base causality orders takes that order, and a partial
+/// order that dooms every completion is cut at once), so the work is bounded by the candidate
+/// budget and the caller's timeout; this only bounds the depth of the search.
+const MAX_FSC_PAIRS: usize = 1024;
 
 /// Where the search reports candidates.
 pub trait Sink {

@@ -40,6 +40,18 @@ pub struct ModelVerdict {
     pub hangs: Vec<String>,
 }
 
+/// The model's answer to a test's condition alone, found without listing every outcome.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// Whether the test's quantified condition holds, as [`ModelVerdict::result`].
+    pub result: CheckResult,
+    /// The allowed execution that decided it: one whose outcome satisfies the proposition
+    /// (`exists`, `~exists`) or violates it (`forall`); `None` when there is none.
+    pub witness: Option<Execution>,
+    /// Candidate executions examined.
+    pub candidates: u64,
+}
+
 /// One execution, as a graph: events and named edges between them.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Execution {

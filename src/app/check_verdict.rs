@@ -1,0 +1,91 @@
+//! `ptx-litmus check --verdict-only`: each test's condition decided without listing its final
+//! states, as herd-style text or JSON lines. Bad tests are reported and the batch goes on.
+
+use super::check::{condition, outcome_json, quantifier, report_error, warn};
+use super::{bounded_check, AppError, Exit};
+use crate::cli::CheckArgs;
+use crate::litmus::ast::{Quantifier, Test};
+use crate::litmus::hash;
+use crate::model::{CheckResult, Decision};
+use crate::outcome::observables;
+use serde_json::json;
+use std::path::Path;
+use std::time::Instant;
+
+/// Decides every test under the given paths (default: the built-in suite).
+pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
+    let limit = bounded_check::timeout(args.timeout)?;
+    let mut failed = 0usize;
+    for (path, parsed) in super::suite::load(&args.paths)? {
+        let test = match parsed {
+            Ok(t) => t,
+            Err(e) => {
+                failed += 1;
+                report_error(args, &path, &e);
+                continue;
+            }
+        };
+        warn(&path, &test);
+        let start = Instant::now();
+        match bounded_check::decide(&test, limit) {
+            Ok(d) if args.json => println!("{}", json_line(&path, &test, &d, start)),
+            Ok(d) => print!("{}", text(&test, &d, start)),
+            Err(e) => {
+                failed += 1;
+                let msg = format!("{}: {}", test.name, e.trim_start_matches("model: "));
+                report_error(args, &path, &msg);
+            }
+        }
+    }
+    Ok(if failed == 0 {
+        Exit::Success
+    } else {
+        Exit::Error
+    })
+}
+
+fn result_word(d: &Decision) -> &'static str {
+    match d.result {
+        CheckResult::Ok => "Ok",
+        CheckResult::No => "No",
+    }
+}
+
+fn text(test: &Test, d: &Decision, start: Instant) -> String {
+    use std::fmt::Write;
+    let kind = match test.condition.quantifier {
+        Quantifier::Exists => "Allowed",
+        Quantifier::NotExists => "Forbidden",
+        Quantifier::Forall => "Required",
+    };
+    let mut s = String::new();
+    let _ = writeln!(s, "Test {} {kind}", test.name);
+    let _ = writeln!(s, "{}", result_word(d));
+    let _ = writeln!(s, "Condition {}", condition(test));
+    if let Some(w) = &d.witness {
+        let obs = observables(test);
+        let _ = writeln!(s, "Deciding state {}", w.outcome.display(&obs));
+    }
+    let _ = writeln!(s, "Candidates {}", d.candidates);
+    let secs = start.elapsed().as_secs_f64();
+    let _ = writeln!(s, "Time {} {secs:.6}", test.name);
+    let _ = writeln!(s, "Hash={}", hash(test));
+    let _ = writeln!(s);
+    s
+}
+
+fn json_line(path: &Path, test: &Test, d: &Decision, start: Instant) -> String {
+    let obs = observables(test);
+    json!({
+        "path": path.display().to_string(),
+        "name": test.name,
+        "hash": hash(test),
+        "quantifier": quantifier(test.condition.quantifier),
+        "condition": condition(test),
+        "result": result_word(d),
+        "deciding": d.witness.as_ref().map(|w| outcome_json(&obs, &w.outcome)),
+        "candidates": d.candidates,
+        "elapsed_us": start.elapsed().as_micros() as u64,
+    })
+    .to_string()
+}
