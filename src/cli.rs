@@ -46,7 +46,10 @@ pub enum Command {
     /// Compare result sets: two side by side, or N as a matrix of tests × sets; exit 1 when
     /// a later set has a violation that the first did not.
     Diff(DiffArgs),
-    /// Combine result sets of one campaign (shards, repeated runs) into one.
+    /// Combine result sets of one experiment (shards, repeated runs with any seeds or
+    /// budgets) into one, summing each test's counts; each run's seed, budget and provenance
+    /// is kept in run.json's `merged_parts`. Sets with a different preset, incantations or
+    /// backend options are different experiments and are refused (compare them with `diff`).
     Merge(MergeArgs),
     /// Run tests on a backend, judge the outcomes against the PTX model, write a result set.
     Run(RunArgs),

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 /// Fields of `run.json` that identify or time a run, or list its tests, rather than say how it
 /// ran; they differ between any two runs and are left out.
-const NOT_SETUP: [&str; 10] = [
+const NOT_SETUP: [&str; 11] = [
     "format",
     "schema_version",
     "run_id",
@@ -19,6 +19,7 @@ const NOT_SETUP: [&str; 10] = [
     "test_paths",
     "skipped_tests",
     "merged_from",
+    "merged_parts",
 ];
 
 /// One setting that differs: its dotted path in `run.json` and its value in A and in B

@@ -63,6 +63,14 @@ pub fn run_facts(run: &RunRecord) -> Vec<(String, String)> {
     if !run.merged_from.is_empty() {
         v.push(("merged from".into(), run.merged_from.join(", ")));
     }
+    if !run.merged_parts.is_empty() {
+        let seeds: Vec<String> = run
+            .merged_parts
+            .iter()
+            .map(|p| format!("{} (seed {})", p.run_id, p.parameters.seed))
+            .collect();
+        v.push(("parts".into(), seeds.join(", ")));
+    }
     v.push(("started".into(), run.started.clone()));
     v.push(("finished".into(), run.finished.clone()));
     v.push(("elapsed".into(), format::seconds(run.elapsed_s)));

@@ -1,16 +1,51 @@
-//! Combining result sets of one campaign (shards run on different machines, or repeated runs)
-//! into one: histograms of the same test are summed, only when their hashes agree.
+//! Combining result sets of one campaign (shards run on different machines, or repeated runs,
+//! with the same seed or not) into one: histograms of the same test are summed, only when
+//! their hashes agree, as herdtools7's msum7 sums litmus logs. Each run combined is kept as a
+//! part of the merged `run.json`, with its own seed, budget and provenance.
 
 use super::error::ResultsError;
 use super::io::ResultSet;
 use super::judge_model::JudgeModel;
-use super::record::{Rates, RunRecord, TestRecord};
+use super::record::{Parameters, Rates, RunPart, RunRecord, TestRecord};
 use crate::verdict::{self, Class, JudgedOutcome};
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The parameters that say what experiment a run is: everything but what differs between
+/// repeats of it (seed and budget), which are cleared.
+fn experiment(p: &Parameters) -> Parameters {
+    Parameters {
+        seed: 0,
+        instances: None,
+        iterations: None,
+        time_budget_s: None,
+        ..p.clone()
+    }
+}
+
+/// The names of the experiment parameters that differ between `a` and `b`.
+fn differing(a: &Parameters, b: &Parameters) -> Vec<&'static str> {
+    let mut out = Vec::new();
+    if a.preset != b.preset {
+        out.push("preset");
+    }
+    if a.incantations != b.incantations || a.stress_set != b.stress_set {
+        out.push("incantations");
+    }
+    if a.instances_per_iteration != b.instances_per_iteration {
+        out.push("instances_per_iteration");
+    }
+    if a.other != b.other {
+        out.push("backend options");
+    }
+    out
+}
+
 /// Merges `sets` into one result set named `run_id`. The sets must share backend, model and
-/// parameters; tests present in several sets must have equal hashes and model data. Provenance
-/// keys whose values differ between sets keep every value, sorted and joined with `; `.
+/// experiment (preset, incantations, backend options); seeds and budgets may differ, each
+/// part keeping its own in `merged_parts`, and the merged `parameters` keep the first part's
+/// seed and a budget only where every part had the same. Tests present in several sets must
+/// have equal hashes and model data. Provenance keys whose values differ between sets keep
+/// every value, sorted and joined with `; `.
 pub fn merge(
     sets: &[ResultSet],
     run_id: &str,
@@ -32,13 +67,15 @@ pub fn merge(
         if ma != mb {
             return Err(incompatible(first, s, "models", &ma, &mb));
         }
-        if s.run.parameters != first.run.parameters {
+        let (a, b) = (&first.run.parameters, &s.run.parameters);
+        if experiment(a) != experiment(b) {
             return Err(ResultsError::Incompatible {
                 message: format!(
-                    "{} and {}: different parameters (preset, incantations, iterations or seed); \
-                     these are different experiments, compare them with `diff`",
+                    "{} and {}: different {}; these are different experiments, compare them \
+                     with `diff` (repeats may differ only in seed and budget)",
                     first.dir.display(),
-                    s.dir.display()
+                    s.dir.display(),
+                    differing(a, b).join(", ")
                 ),
             });
         }
@@ -66,6 +103,8 @@ pub fn merge(
         sets.iter()
             .flat_map(|s| s.run.skipped_tests.iter().cloned()),
     );
+    run.merged_parts = parts(sets);
+    run.parameters = merged_parameters(&run.merged_parts, &first.run.parameters);
     run.merged_from = sorted_union(sets.iter().flat_map(|s| {
         if s.run.merged_from.is_empty() {
             vec![s.run.run_id.clone()]
@@ -87,6 +126,48 @@ pub fn merge(
         }
     }
     Ok((run, by_test.into_values().collect()))
+}
+
+/// Every run the sets combine (a merged set's own parts, or the set itself), by run id.
+fn parts(sets: &[ResultSet]) -> Vec<RunPart> {
+    let mut out: Vec<RunPart> = sets
+        .iter()
+        .flat_map(|s| {
+            if s.run.merged_parts.is_empty() {
+                vec![RunPart::of(&s.run)]
+            } else {
+                s.run.merged_parts.clone()
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.run_id.cmp(&b.run_id));
+    out
+}
+
+/// The merged set's parameters: the experiment's, the first part's seed, and each budget
+/// field only where every part has the same.
+fn merged_parameters(parts: &[RunPart], first: &Parameters) -> Parameters {
+    let mut p = first.clone();
+    if let Some(head) = parts.first() {
+        p.seed = head.parameters.seed;
+    }
+    if !agree(parts, |q| q.instances) {
+        p.instances = None;
+    }
+    if !agree(parts, |q| q.iterations) {
+        p.iterations = None;
+    }
+    if !agree(parts, |q| q.time_budget_s) {
+        p.time_budget_s = None;
+    }
+    p
+}
+
+/// Whether every part has the same value of `f`.
+fn agree<T: PartialEq>(parts: &[RunPart], f: impl Fn(&Parameters) -> T) -> bool {
+    parts
+        .windows(2)
+        .all(|w| f(&w[0].parameters) == f(&w[1].parameters))
 }
 
 /// Refuses a run that two of `sets` contain (`merge A A`, or a shard merged twice): its

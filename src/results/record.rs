@@ -61,6 +61,47 @@ pub struct RunRecord {
     pub skipped_tests: Vec<SkippedTest>,
     /// For a merged set: the run ids it was merged from, sorted; empty otherwise.
     pub merged_from: Vec<String>,
+    /// For a merged set: how and where each run it combines ran (seed, budget, command line,
+    /// provenance), in run id order; empty (and absent) otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub merged_parts: Vec<RunPart>,
+}
+
+/// One run that a merged set combines, as its own `run.json` described it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunPart {
+    /// The run's id.
+    pub run_id: String,
+    /// Its command line.
+    pub command_line: Vec<String>,
+    /// Its parameters (the seed and budget of each repeat).
+    pub parameters: Parameters,
+    /// Where it ran.
+    pub provenance: BTreeMap<String, String>,
+    /// Its shard, when it ran one.
+    pub shard: Option<Shard>,
+    /// Its start time, RFC 3339 UTC.
+    pub started: String,
+    /// Its end time, RFC 3339 UTC.
+    pub finished: String,
+    /// Whether it stopped before every test ran.
+    pub partial: bool,
+}
+
+impl RunPart {
+    /// The part `run` is, as a merge keeps it.
+    pub fn of(run: &RunRecord) -> RunPart {
+        RunPart {
+            run_id: run.run_id.clone(),
+            command_line: run.command_line.clone(),
+            parameters: run.parameters.clone(),
+            provenance: run.provenance.clone(),
+            shard: run.shard,
+            started: run.started.clone(),
+            finished: run.finished.clone(),
+            partial: run.partial,
+        }
+    }
 }
 
 /// How a run was configured.
@@ -266,6 +307,7 @@ impl RunRecord {
             test_paths: Vec::new(),
             skipped_tests: Vec::new(),
             merged_from: Vec::new(),
+            merged_parts: Vec::new(),
         }
     }
 }

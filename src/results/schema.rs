@@ -26,6 +26,7 @@ pub fn result_set_schema() -> Json {
     let defs: Map<String, Json> = [
         ("RunRecord", run_record()),
         ("Parameters", parameters()),
+        ("RunPart", run_part()),
         ("Shard", shard()),
         ("SkippedTest", skipped_test()),
         ("TestRecord", test_record()),
@@ -148,6 +149,23 @@ fn run_record() -> Json {
             ("test_paths", list(string()), Always),
             ("skipped_tests", list(reference("SkippedTest")), Always),
             ("merged_from", list(string()), Always),
+            ("merged_parts", list(reference("RunPart")), Optional),
+        ],
+    )
+}
+
+fn run_part() -> Json {
+    object(
+        "One run a merged set combines, as its own run.json described it",
+        &[
+            ("run_id", string(), Always),
+            ("command_line", list(string()), Always),
+            ("parameters", reference("Parameters"), Always),
+            ("provenance", map(string()), Always),
+            ("shard", nullable(reference("Shard")), Always),
+            ("started", string(), Always),
+            ("finished", string(), Always),
+            ("partial", boolean(), Always),
         ],
     )
 }
