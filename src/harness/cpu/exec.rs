@@ -118,11 +118,22 @@ impl BarCursor<'_> {
         if let Some(s) = bar.slot {
             publish(self.slots, s, key, occurrence, vote(pred));
         }
+        if let Some(q) = bar.quorum.filter(|_| bar.waits) {
+            return meet_quorum(
+                self.slots,
+                &bar.partners,
+                (key, occurrence),
+                val(regs, q),
+                abandon,
+            );
+        }
         let Some(red) = bar.red else {
             // An arrive has no partners: it never waits, it only releases to the syncs that
-            // meet it.
+            // meet it. A `sync` that misses a partner the model waits for never completes in
+            // the model: the instance is skipped.
             return bar.partners.iter().all(|candidates| {
-                meet(self.slots, candidates, key, occurrence, abandon).is_some()
+                meet_slot(self.slots, candidates, key, occurrence, abandon)
+                    .is_some_and(|m| !matches!(m, Probe::Missed { awaited: true }))
             });
         };
         // The model reduces over the `bar.cta.red` events of the CTA with this key and
@@ -130,9 +141,9 @@ impl BarCursor<'_> {
         let (mut trues, mut all) = ((pred == Some(true)) as Value, 1);
         for candidates in &bar.partners {
             match meet_slot(self.slots, candidates, key, occurrence, abandon) {
-                None => return false,
-                Some(None) => {}
-                Some(Some(s)) => {
+                None | Some(Probe::Missed { awaited: true }) => return false,
+                Some(Probe::Missed { .. } | Probe::Pending) => {}
+                Some(Probe::Met(s)) => {
                     // Written before the state that the acquire load in `meet_slot` read.
                     let v = self.slots[s as usize * SLOT_WORDS + 3].load(Ordering::Relaxed);
                     if v != 0 {
@@ -200,43 +211,41 @@ pub fn publish(slots: &[AtomicI64], slot: u32, key: Key, occurrence: u32, vote: 
     w[0].store(RAN + occurrence as Value, Ordering::Release);
 }
 
-/// Meets one other role at a `sync` that ran with `key` as its `occurrence`-th event of that
-/// key: `candidates` are that role's barrier instructions that may take the key, in its
-/// program order, which is also the order it publishes them in. Skipping those whose fixed key
-/// differs, waits (acquire) for each in turn until one ran with the same key and occurrence
-/// (`Some(true)`: the model's synchronisation, made by the acquire load of its release
-/// publication) or none can any more (`Some(false)`); `None` when a wait ran out. The
-/// partner's occurrences of a key only grow, so one that ran with the key at a higher
-/// occurrence ends the search as well.
-pub fn meet(
-    slots: &[AtomicI64],
-    candidates: &[Candidate],
-    key: Key,
-    occurrence: u32,
-    abandon: &AtomicBool,
-) -> Option<bool> {
-    meet_slot(slots, candidates, key, occurrence, abandon).map(|m| m.is_some())
+/// What one other role's publications say about a `sync` that ran with a key as its
+/// `occurrence`-th event of that key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Probe {
+    /// The instruction to look at next is not published yet.
+    Pending,
+    /// The instruction in this slot ran with the same key and occurrence: the model's
+    /// synchronisation, made by the acquire load of its release publication.
+    Met(u32),
+    /// None of them did or can any more; `awaited`: more than `occurrence` of them have that
+    /// key as their fixed key and the model waits for them (an immediate key and no quorum).
+    Missed {
+        /// Whether the model waits for this role at that barrier.
+        awaited: bool,
+    },
 }
 
-/// [`meet`], saying which slot met: `Some(Some(slot))` for a meeting, `Some(None)` for none.
-pub fn meet_slot(
-    slots: &[AtomicI64],
-    candidates: &[Candidate],
-    key: Key,
-    occurrence: u32,
-    abandon: &AtomicBool,
-) -> Option<Option<u32>> {
+/// Reads, without waiting, one other role's barrier instructions that may take `key`
+/// (`candidates`, in its program order, which is also the order it publishes them in),
+/// skipping those whose fixed key differs. The partner's occurrences of a key only grow, so
+/// one that ran with the key at a higher occurrence ends the search as well.
+pub fn probe(slots: &[AtomicI64], candidates: &[Candidate], key: Key, occurrence: u32) -> Probe {
+    let awaited = candidates
+        .iter()
+        .filter(|c| c.awaited && c.key == Some(key))
+        .count()
+        > occurrence as usize;
     for c in candidates {
         if c.key.is_some_and(|k| k != key) {
             continue;
         }
         let w = &slots[c.slot as usize * SLOT_WORDS..][..SLOT_WORDS];
-        let mut state = UNPUBLISHED;
-        if !wait_until(abandon, || {
-            state = w[0].load(Ordering::Acquire);
-            state != UNPUBLISHED
-        }) {
-            return None;
+        let state = w[0].load(Ordering::Acquire);
+        if state == UNPUBLISHED {
+            return Probe::Pending;
         }
         if state == ABSENT {
             continue;
@@ -249,10 +258,57 @@ pub fn meet_slot(
         }
         let theirs = (state - RAN) as u32;
         if theirs >= occurrence {
-            return Some((theirs == occurrence).then_some(c.slot));
+            return match theirs == occurrence {
+                true => Probe::Met(c.slot),
+                false => Probe::Missed { awaited },
+            };
         }
     }
-    Some(None)
+    Probe::Missed { awaited }
+}
+
+/// Meets one other role at a `sync`: waits (acquire, bounded) until [`probe`] is no longer
+/// pending; `None` when the wait ran out.
+pub fn meet_slot(
+    slots: &[AtomicI64],
+    candidates: &[Candidate],
+    key: Key,
+    occurrence: u32,
+    abandon: &AtomicBool,
+) -> Option<Probe> {
+    let mut seen = Probe::Pending;
+    wait_until(abandon, || {
+        seen = probe(slots, candidates, key, occurrence);
+        seen != Probe::Pending
+    })
+    .then_some(seen)
+}
+
+/// A `sync` with quorum `quorum`: waits (bounded) until `quorum - 1` other roles have met it
+/// at `(key, occurrence)` — it synchronises with those it met — or no more can; false when
+/// the wait ran out or fewer than the quorum can ever meet (the model's hang: the instance
+/// is skipped). A role that arrives after the quorum left meets those already published.
+pub fn meet_quorum(
+    slots: &[AtomicI64],
+    partners: &[Vec<Candidate>],
+    (key, occurrence): (Key, u32),
+    quorum: Value,
+    abandon: &AtomicBool,
+) -> bool {
+    let mut met = 0;
+    let done = wait_until(abandon, || {
+        let mut pending = false;
+        met = 0;
+        for c in partners {
+            match probe(slots, c, key, occurrence) {
+                Probe::Met(_) => met += 1,
+                Probe::Pending => pending = true,
+                Probe::Missed { .. } => {}
+            }
+        }
+        met + 1 >= quorum || !pending
+    });
+    done && met + 1 >= quorum
 }
 
 /// Runs `role` on the instance whose memory is `mem` (its block) and barrier slots `slots`.
@@ -393,6 +449,18 @@ mod tests {
     use crate::harness::cpu::program::{compile, Program};
     use std::path::Path;
 
+    /// Whether [`meet_slot`] finds a meeting (`Some(true)`), none (`Some(false)`), or its wait ran
+    /// out (`None`).
+    fn meet(
+        slots: &[AtomicI64],
+        candidates: &[Candidate],
+        key: Key,
+        occurrence: u32,
+        abandon: &AtomicBool,
+    ) -> Option<bool> {
+        meet_slot(slots, candidates, key, occurrence, abandon).map(|m| matches!(m, Probe::Met(_)))
+    }
+
     fn slots(n: usize) -> Vec<AtomicI64> {
         (0..n * SLOT_WORDS).map(|_| AtomicI64::new(0)).collect()
     }
@@ -401,7 +469,11 @@ mod tests {
     fn any(slots: &[u32]) -> Vec<Candidate> {
         slots
             .iter()
-            .map(|&slot| Candidate { slot, key: None })
+            .map(|&slot| Candidate {
+                slot,
+                key: None,
+                awaited: false,
+            })
             .collect()
     }
 
@@ -449,6 +521,7 @@ mod tests {
         let other = Candidate {
             slot: 1,
             key: Some((1, Some(2))),
+            awaited: true,
         };
         assert_eq!(meet(&t, &[other], (1, Some(3)), 0, &gave_up), Some(false));
         assert_eq!(meet(&t, &[other], (1, Some(2)), 0, &gave_up), None);
@@ -495,12 +568,13 @@ exists (x == 0)",
             for (i, w) in s.iter().enumerate() {
                 s2[i].store(w.load(Ordering::Relaxed), Ordering::Relaxed);
             }
-            // P0's first meets P1's sync (no vote) and P2's red (x); its second and third meet
-            // nobody (P2 gave up before them): they reduce over P0 alone. P3 is in another CTA.
+            // P0's first meets P1's sync (no vote) and P2's red (x). P2 gave up before its
+            // second, which the model's second barrier 1 waits for: P0 gives the instance up
+            // there. P3 is in another CTA.
             let st = run(&p.roles[0], &mem, &s2, &mut keys, &mut regs, &done);
-            assert_eq!(st, Status::Done, "x={x}");
-            // Registers r1, r2, r3 are numbered 0, 1, 2.
-            assert_eq!(regs[..3], [1 + x, 1, 0], "x={x}");
+            assert_eq!(st, Status::GaveUp, "x={x}");
+            // Register r1 is numbered 0.
+            assert_eq!(regs[0], 1 + x, "x={x}");
         }
     }
 
@@ -612,6 +686,39 @@ exists (x == 0)",
         // reach its second, so P1 does not wait for it.
         assert_eq!(alone(&p, 0, &s, 0), Status::GaveUp);
         assert_eq!(state(&s, p.roles[0].bars[1].slot.unwrap()), ABSENT);
+        // P1's barrier 2 waits for P0's, which never comes: in the model the instance never
+        // completes, so P1 gives it up too (without waiting: every wait of `alone` fails).
+        assert_eq!(alone(&p, 1, &s, 0), Status::GaveUp);
+        assert_eq!(state(&s, p.roles[1].bars[1].slot.unwrap()), RAN);
+    }
+
+    #[test]
+    fn a_quorum_sync_goes_once_the_quorum_met_and_a_late_one_meets_those_published() {
+        let p = program(
+            "PTX t
+{ x=0; }
+ P0@cta 0,gpu 0       | P1@cta 0,gpu 0       | P2@cta 0,gpu 0       ;
+ bar.cta.sync 1, 1, 2 | bar.cta.sync 1, 1, 2 | bar.cta.sync 1, 1, 2 ;
+exists (x == 0)",
+        );
+        let s = slots(p.barrier_slots);
+        // Alone, P2 publishes its arrival and cannot make up the quorum of 2.
+        assert_eq!(alone(&p, 2, &s, 0), Status::GaveUp);
+        assert_eq!(state(&s, p.roles[2].bars[0].slot.unwrap()), RAN);
+        // P1 meets P2 and goes without P0: a partial synchronisation.
         assert_eq!(alone(&p, 1, &s, 0), Status::Done);
+        // P0, later, meets both published arrivals.
+        assert_eq!(alone(&p, 0, &s, 0), Status::Done);
+        let met = |role: usize| {
+            meet_quorum(
+                &s,
+                &p.roles[role].bars[0].partners,
+                ((1, Some(1)), 0),
+                3,
+                &AtomicBool::new(true),
+            )
+        };
+        // A quorum of 3 is met once all three are published.
+        assert!(met(0));
     }
 }

@@ -134,8 +134,11 @@ pub enum BarStep {
 pub struct Bar {
     /// The barrier id.
     pub id: Src,
-    /// The thread count, when given.
+    /// The thread count (Dat3M's resource), when given.
     pub count: Option<Src>,
+    /// The quorum (Dat3M's third operand), when given: a `sync` with one waits only until
+    /// that many threads, itself included, have met at its key and occurrence.
+    pub quorum: Option<Src>,
     /// `bar.cta.sync` or `bar.cta.red` (waits for its partners) rather than `bar.cta.arrive`.
     pub waits: bool,
     /// For `bar.cta.red`: what it reduces, and where.
@@ -167,6 +170,11 @@ pub struct Candidate {
     /// Its key (id, count) when that is the same in every execution: a `sync` whose run-time
     /// key differs does not wait for it.
     pub key: Option<(Value, Option<Value>)>,
+    /// Whether the model waits for it: an immediate id and count (or none) and no quorum. A
+    /// `sync` without a quorum that meets none of a role's instructions of its key, when the
+    /// role has more of them than the `sync`'s occurrence, never completes in the model, so
+    /// the instance is skipped.
+    pub awaited: bool,
 }
 
 /// One role (test thread) ready to interpret.
@@ -299,6 +307,7 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
                 Ok(Bar {
                     id: map.src(&b.id)?,
                     count: b.count.as_ref().map(|c| map.src(c)).transpose()?,
+                    quorum: b.quorum.as_ref().map(|q| map.src(q)).transpose()?,
                     waits: b.waits,
                     red,
                     slot: b.slot,
@@ -385,6 +394,7 @@ fn proxy_name(p: Proxy) -> &'static str {
 struct BarPlan {
     id: Operand,
     count: Option<Operand>,
+    quorum: Option<Operand>,
     /// The id's value when it is the same in every execution.
     fixed_id: Option<Value>,
     /// The count's value when it is given and the same in every execution.
@@ -396,6 +406,14 @@ struct BarPlan {
 }
 
 impl BarPlan {
+    /// Whether the model counts it among the threads a barrier without a quorum waits for
+    /// (`model/relations/barrier_groups.rs`): immediate id and count, no quorum.
+    fn awaited(&self) -> bool {
+        matches!(self.id, Operand::Imm(_))
+            && matches!(self.count, None | Some(Operand::Imm(_)))
+            && self.quorum.is_none()
+    }
+
     /// The key when it is the same in every execution.
     fn fixed_key(&self) -> Option<(Value, Option<Value>)> {
         match (self.fixed_id, &self.count, self.fixed_count) {
@@ -447,9 +465,6 @@ fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usi
             else {
                 continue;
             };
-            if quorum.is_some() {
-                return Err("a barrier quorum is not run on the CPU yet".into());
-            }
             let (waits, red) = match op {
                 BarOp::Sync => (true, None),
                 BarOp::Arrive => (false, None),
@@ -463,6 +478,7 @@ fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usi
             plan.push(BarPlan {
                 id: id.clone(),
                 count: count.clone(),
+                quorum: quorum.clone(),
                 fixed_id: fixed_value(test, t.id, &written, id),
                 fixed_count: count
                     .as_ref()
@@ -504,6 +520,7 @@ fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usi
                     }
                 }
             }
+            refuse_unreachable_quorum(test, t, b, per_thread.len() + 1)?;
             for &(u, j) in per_thread.iter().flatten() {
                 needed[u][j] = true;
             }
@@ -529,6 +546,7 @@ fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usi
                         .map(|(u, j)| Candidate {
                             slot: plans[u][j].slot.expect("a partner has a slot"),
                             key: plans[u][j].fixed_key(),
+                            awaited: plans[u][j].awaited(),
                         })
                         .collect()
                 })
@@ -537,6 +555,33 @@ fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usi
         }
     }
     Ok((plans, slots as usize))
+}
+
+/// Refuses a `sync` of thread `t` whose quorum is larger than the threads of its CTA that
+/// may reach a barrier of its key (`arrive`, itself included): every execution would wait
+/// there for ever (the model's hang), so there is nothing to run.
+fn refuse_unreachable_quorum(
+    test: &Test,
+    t: usize,
+    b: &BarPlan,
+    arrive: usize,
+) -> Result<(), String> {
+    let written: Vec<&Reg> = test.threads[t]
+        .body
+        .iter()
+        .filter_map(Instr::written)
+        .collect();
+    let q = b
+        .quorum
+        .as_ref()
+        .and_then(|q| fixed_value(test, t, &written, q));
+    match q {
+        Some(q) if b.waits && q > arrive as Value => Err(format!(
+            "no execution completes: barrier {} of P{t} needs {q} threads, at most {arrive} arrive",
+            b.fixed_id.map_or_else(|| "?".into(), |v| v.to_string())
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Cluster-barrier slots, numbered from `first`: per thread, the slot of each of its arrivals

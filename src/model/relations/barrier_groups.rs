@@ -107,11 +107,17 @@ pub(super) fn groups(events: &[Event], places: &[Placement]) -> Vec<Group> {
 
 /// The first group of the combination that hangs: one with a waiting member whose quorum is
 /// larger than its members, or, without a quorum, that a thread of its CTA having the barrier
-/// (immediate instance and resource, in its program) does not reach.
+/// (immediate instance and resource, in its program, as many times as the occurrence) does
+/// not reach.
 pub fn hang(prog: &Program, events: &[Event], groups: &[Group]) -> Option<Hang> {
     groups.iter().find_map(|g| {
         let first = &events[g.members[0]];
-        let Cta { id, resource, .. } = cta(first)?;
+        let Cta {
+            id,
+            resource,
+            occurrence,
+            ..
+        } = cta(first)?;
         let waits = g
             .members
             .iter()
@@ -130,7 +136,7 @@ pub fn hang(prog: &Program, events: &[Event], groups: &[Group]) -> Option<Hang> 
                 let cta_of = first.thread.map(|t| prog.threads[t].place)?;
                 let mut threads: Vec<usize> =
                     g.members.iter().filter_map(|&m| events[m].thread).collect();
-                threads.extend(users(prog, &cta_of, id, resource));
+                threads.extend(users(prog, &cta_of, (id, resource), occurrence));
                 threads.sort_unstable();
                 threads.dedup();
                 threads
@@ -147,9 +153,15 @@ pub fn hang(prog: &Program, events: &[Event], groups: &[Group]) -> Option<Hang> 
     })
 }
 
-/// The threads of the CTA at `cta` whose program has a CTA barrier without a quorum on
-/// immediate instance `id` and resource `resource`.
-fn users(prog: &Program, cta: &Placement, id: Value, resource: Option<Value>) -> Vec<usize> {
+/// The threads of the CTA at `cta` whose program has more than `occurrence` CTA barrier
+/// instructions without a quorum on immediate instance `id` and resource `resource`: those
+/// the `occurrence`-th barrier of that key waits for.
+fn users(
+    prog: &Program,
+    cta: &Placement,
+    (id, resource): (Value, Option<Value>),
+    occurrence: u32,
+) -> Vec<usize> {
     let matches = |i: &Instr| match i {
         Instr::Barrier(Barrier::Cta {
             id: Operand::Imm(i2),
@@ -169,7 +181,10 @@ fn users(prog: &Program, cta: &Placement, id: Value, resource: Option<Value>) ->
     prog.threads
         .iter()
         .enumerate()
-        .filter(|(_, t)| t.place.same_cta(cta) && t.body.iter().any(matches))
+        .filter(|(_, t)| {
+            t.place.same_cta(cta)
+                && t.body.iter().filter(|i| matches(i)).count() > occurrence as usize
+        })
         .map(|(u, _)| u)
         .collect()
 }
