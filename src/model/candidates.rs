@@ -3,6 +3,7 @@
 //! and the writes each read may read from. What makes an execution of such a graph consistent
 //! (reads-from, coherence and Fence-SC choices, axioms) is left to the caller.
 
+use super::enumerate::{walk, Visitor};
 use super::event::Event;
 use super::lower::{Program, Trace};
 use super::relation::{bit, members, Set, MAX_EVENTS};
@@ -100,82 +101,47 @@ pub fn for_each_skeleton(
         }
     }
     let (_, traces) = prog.domains()?;
-    let nmem = prog.memories.len();
-    // may_write[t][l]: values some trace of thread t writes to memory l.
-    let may_write = traces
-        .iter()
-        .map(|ts| {
-            let mut m = vec![BTreeSet::new(); nmem];
-            for e in ts.iter().flat_map(|t| &t.events).filter(|e| e.is_write()) {
-                m[e.loc].insert(e.value);
-            }
-            m
-        })
-        .collect();
-    let mut w = Walk {
-        prog: &prog,
+    let mut v = Skeletons {
         obs: &obs,
-        traces: &traces,
-        may_write,
+        f,
         count: 0,
     };
-    w.walk(&mut Vec::with_capacity(traces.len()), f)?;
+    walk(&prog, &traces, &mut v)?;
     Ok(obs)
 }
 
-/// The walk over combinations of traces, pruned as the checker's own walk is: a trace is
-/// tried only when each of its reads may find a write of its value.
-struct Walk<'a> {
-    prog: &'a Program,
-    obs: &'a [Observable],
-    traces: &'a [Vec<Trace>],
-    may_write: Vec<Vec<BTreeSet<Value>>>,
+/// The cat interpreter's visitor of the checker's walk: each combination as a skeleton, within
+/// its own budget of combinations.
+struct Skeletons<'o, 'f> {
+    obs: &'o [Observable],
+    f: &'f mut dyn FnMut(&Skeleton) -> Result<(), ModelError>,
     count: u64,
 }
 
-impl<'a> Walk<'a> {
-    fn walk(
-        &mut self,
-        chosen: &mut Vec<&'a Trace>,
-        f: &mut dyn FnMut(&Skeleton) -> Result<(), ModelError>,
-    ) -> Result<(), ModelError> {
+impl Visitor for Skeletons<'_, '_> {
+    fn step(&mut self) -> Result<(), ModelError> {
         self.count += 1;
         if self.count > MAX_SKELETONS {
             return Err(ModelError::TooLarge {
                 what: format!("more than {MAX_SKELETONS} combinations of thread traces"),
             });
         }
-        let k = chosen.len();
-        if k == self.traces.len() {
-            if let Some(s) = skeleton(self.prog, self.obs, chosen)? {
-                f(&s)?;
-            }
-            return Ok(());
-        }
-        let traces = self.traces;
-        for t in &traces[k] {
-            if self.may_run(k, t, chosen) {
-                chosen.push(t);
-                self.walk(chosen, f)?;
-                chosen.pop();
-            }
-        }
         Ok(())
     }
 
-    /// Whether every read of `t` (thread `k`) may find a write of its value: the initial one,
-    /// one of the traces chosen so far or `t`, or one a later thread may make.
-    fn may_run(&self, k: usize, t: &Trace, chosen: &[&Trace]) -> bool {
-        t.events.iter().filter(|e| e.is_read()).all(|e| {
-            let (l, v) = (e.loc, e.value);
-            self.prog.memories[l].init == v
-                || chosen
-                    .iter()
-                    .chain(std::iter::once(&t))
-                    .flat_map(|c| &c.events)
-                    .any(|w| w.is_write() && w.loc == l && w.value == v)
-                || self.may_write[k + 1..].iter().any(|m| m[l].contains(&v))
-        })
+    fn finished(&self) -> bool {
+        false
+    }
+
+    fn may_reach(&self, _: &[&Trace]) -> bool {
+        true
+    }
+
+    fn visit(&mut self, prog: &Program, chosen: &[&Trace]) -> Result<(), ModelError> {
+        match skeleton(prog, self.obs, chosen)? {
+            Some(s) => (self.f)(&s),
+            None => Ok(()),
+        }
     }
 }
 

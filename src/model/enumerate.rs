@@ -1,6 +1,7 @@
 //! Puts thread traces together, one per thread, pruned when a read's value can come from no
-//! write, and hands each combination that can run to a search (the PTX one, or the axiomatic
-//! SC one) with the collector as its sink.
+//! write, and hands each combination that can run to a [`Visitor`]: the checker's, which
+//! searches it (the PTX search, or the axiomatic SC one) with the collector as its sink, or
+//! the cat interpreter's (`candidates.rs`).
 
 use super::collect::Collector;
 use super::lower::{Program, Trace};
@@ -13,6 +14,18 @@ use std::collections::BTreeSet;
 /// What searches one combination.
 pub type Search = fn(&Combo, &Choices, &mut Collector) -> Result<(), ModelError>;
 
+/// What the walk hands the combinations it builds to.
+pub trait Visitor {
+    /// Counts one step of the walk; an error (a budget, a stop request) ends it.
+    fn step(&mut self) -> Result<(), ModelError>;
+    /// Whether nothing more is wanted from the walk.
+    fn finished(&self) -> bool;
+    /// Whether the traces chosen for the first threads may still give something wanted.
+    fn may_reach(&self, chosen: &[&Trace]) -> bool;
+    /// A complete combination in which every read has a write of its value.
+    fn visit(&mut self, prog: &Program, chosen: &[&Trace]) -> Result<(), ModelError>;
+}
+
 /// Enumerates every combination of one trace per thread and hands it to `search`.
 pub fn combine(
     prog: &Program,
@@ -20,19 +33,23 @@ pub fn combine(
     out: &mut Collector,
     search: Search,
 ) -> Result<(), ModelError> {
-    let nthreads = traces.len();
+    walk(prog, traces, &mut Checker { out, search })
+}
+
+/// Hands every combination of one trace per thread that can run to `v`.
+pub fn walk<V: Visitor>(
+    prog: &Program,
+    traces: &[Vec<Trace>],
+    v: &mut V,
+) -> Result<(), ModelError> {
     let nmem = prog.memories.len();
     // may_write[t][l]: values some trace of thread t writes to memory l.
     let may_write = traces
         .iter()
         .map(|ts| {
             let mut m = vec![BTreeSet::new(); nmem];
-            for t in ts {
-                for e in &t.events {
-                    if e.is_write() {
-                        m[e.loc].insert(e.value);
-                    }
-                }
+            for e in ts.iter().flat_map(|t| &t.events).filter(|e| e.is_write()) {
+                m[e.loc].insert(e.value);
             }
             m
         })
@@ -41,35 +58,75 @@ pub fn combine(
         prog,
         traces,
         may_write,
-        search,
     };
-    walk.walk(&mut Vec::with_capacity(nthreads), out)
+    walk.walk(&mut Vec::with_capacity(traces.len()), v)
 }
 
-/// The walk over combinations: the traces, what later threads may write, the search.
+/// The checker's visitor: each combination searched, reported to the collector.
+struct Checker<'c> {
+    out: &'c mut Collector,
+    search: Search,
+}
+
+impl Visitor for Checker<'_> {
+    fn step(&mut self) -> Result<(), ModelError> {
+        self.out.step()
+    }
+
+    fn finished(&self) -> bool {
+        self.out.finished()
+    }
+
+    fn may_reach(&self, chosen: &[&Trace]) -> bool {
+        self.out.may_reach(chosen)
+    }
+
+    /// Searched unless it hangs at a barrier or its outcome is already settled.
+    fn visit(&mut self, prog: &Program, chosen: &[&Trace]) -> Result<(), ModelError> {
+        if let Some(h) = super::relations::hang(prog, chosen) {
+            self.out.hang(h);
+            return Ok(());
+        }
+        let Some(combo) = Combo::new(prog, chosen)? else {
+            return Ok(());
+        };
+        let Some(choices) = Choices::new(&combo)? else {
+            return Ok(());
+        };
+        self.out.start_combo(&combo, chosen);
+        if !self.out.settled() {
+            (self.search)(&combo, &choices, self.out)?;
+        }
+        Ok(())
+    }
+}
+
+/// The walk over combinations: the traces and what later threads may write.
 struct Walk<'a> {
     prog: &'a Program,
     traces: &'a [Vec<Trace>],
     may_write: Vec<Vec<BTreeSet<Value>>>,
-    search: Search,
 }
 
 impl<'a> Walk<'a> {
     /// Chooses a trace for each thread from `chosen.len()` on.
-    fn walk(&self, chosen: &mut Vec<&'a Trace>, out: &mut Collector) -> Result<(), ModelError> {
-        out.step()?;
-        if out.finished() {
+    fn walk<V: Visitor>(&self, chosen: &mut Vec<&'a Trace>, v: &mut V) -> Result<(), ModelError> {
+        v.step()?;
+        if v.finished() {
             return Ok(());
         }
         let k = chosen.len();
         if k == self.traces.len() {
-            return self.visit(chosen, out);
+            if self.feasible(chosen) {
+                v.visit(self.prog, chosen)?;
+            }
+            return Ok(());
         }
         for t in &self.traces[k] {
             if self.may_run(k, t, chosen) {
                 chosen.push(t);
-                if out.may_reach(chosen) {
-                    self.walk(chosen, out)?;
+                if v.may_reach(chosen) {
+                    self.walk(chosen, v)?;
                 }
                 chosen.pop();
             }
@@ -92,37 +149,18 @@ impl<'a> Walk<'a> {
         })
     }
 
-    /// A complete combination: searched unless a read has no write of its value among the
-    /// traces chosen, or its outcome is already settled.
-    fn visit(&self, chosen: &[&Trace], out: &mut Collector) -> Result<(), ModelError> {
-        let prog = self.prog;
-        let feasible = chosen.iter().all(|t| {
+    /// Whether every read of a complete combination has a write of its value among its
+    /// traces (or the initial one).
+    fn feasible(&self, chosen: &[&Trace]) -> bool {
+        chosen.iter().all(|t| {
             t.events.iter().filter(|e| e.is_read()).all(|r| {
-                prog.memories[r.loc].init == r.value
+                self.prog.memories[r.loc].init == r.value
                     || chosen.iter().any(|c| {
                         c.events
                             .iter()
                             .any(|w| w.is_write() && w.loc == r.loc && w.value == r.value)
                     })
             })
-        });
-        if !feasible {
-            return Ok(());
-        }
-        if let Some(h) = super::relations::hang(prog, chosen) {
-            out.hang(h);
-            return Ok(());
-        }
-        let Some(combo) = Combo::new(prog, chosen)? else {
-            return Ok(());
-        };
-        let Some(choices) = Choices::new(&combo)? else {
-            return Ok(());
-        };
-        out.start_combo(&combo, chosen);
-        if !out.settled() {
-            (self.search)(&combo, &choices, out)?;
-        }
-        Ok(())
+        })
     }
 }
