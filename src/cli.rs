@@ -397,6 +397,13 @@ pub struct ModelDiffArgs {
     /// The seed of the random stream.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// The index of the first test: tests FIRST..FIRST+N of the stream (to split a long run).
+    #[arg(long, default_value_t = 0)]
+    pub first: u64,
+    /// Give up on a test when either side takes longer than this many seconds (it is counted
+    /// as undecided, with the side named, and the run goes on).
+    #[arg(long, value_name = "SECONDS", default_value_t = MODEL_TIMEOUT_S)]
+    pub timeout: f64,
     /// Print the first test of each class.
     #[arg(long)]
     pub examples: bool,

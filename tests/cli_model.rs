@@ -88,6 +88,19 @@ fn model_diff_reports_agreement_counts() {
         text.contains(": 8 agree, 0 disagree, 0 undecided"),
         "{text}"
     );
+    // A later slice of the same stream: tests 6 and 7 only.
+    let out = bin()
+        .args(["model-diff", "--tests", "2", "--seed", "5", "--first", "6"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("2 tests ("), "{text}");
+    let slowest = text.split("slowest test: R5-").nth(1).unwrap_or("");
+    assert!(
+        slowest.starts_with('6') || slowest.starts_with('7'),
+        "{text}"
+    );
 }
 
 /// Five threads each storing to `x` then loading it: 4231 coherence orders of five writes times

@@ -3,9 +3,10 @@
 //! over a stream of random tests, counts of agreements and of disagreements by class.
 
 use super::ast::Model;
-use super::check::check as cat_check;
+use super::check::{check as cat_check, CatVerdict};
 use super::random::test_text;
 use crate::litmus::{self, ast::Test};
+use crate::model::ModelVerdict;
 use crate::outcome::Outcome;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -41,6 +42,11 @@ impl Comparison {
 pub fn compare(model: &Model, test: &Test) -> Result<Comparison, String> {
     let b = crate::model::check(test).map_err(|e| format!("built-in: {e}"))?;
     let c = cat_check(model, test).map_err(|e| format!("model: {e}"))?;
+    Ok(compare_verdicts(&b, &c))
+}
+
+/// Where the built-in verdict `b` and the cat verdict `c` of one test differ.
+pub fn compare_verdicts(b: &ModelVerdict, c: &CatVerdict) -> Comparison {
     let axiom_of = |o: &Outcome| {
         b.excluded
             .iter()
@@ -53,7 +59,7 @@ pub fn compare(model: &Model, test: &Test) -> Result<Comparison, String> {
             .cloned()
             .unwrap_or_else(|| "no candidate".into())
     };
-    Ok(Comparison {
+    Comparison {
         only_builtin: b
             .allowed
             .difference(&c.allowed)
@@ -64,7 +70,7 @@ pub fn compare(model: &Model, test: &Test) -> Result<Comparison, String> {
             .difference(&b.allowed)
             .map(|o| (o.clone(), axiom_of(o)))
             .collect(),
-    })
+    }
 }
 
 /// What a differential run found.
@@ -84,37 +90,55 @@ pub struct Summary {
     pub slowest: Option<(String, f64)>,
 }
 
+/// Random test `index` of the stream of `seed`: its text and the parsed test.
+pub fn random_test(seed: u64, index: u64) -> (String, Test) {
+    let text = test_text(seed, index);
+    let test =
+        litmus::parse(&text, Path::new("random.litmus")).expect("the generator writes valid tests");
+    (text, test)
+}
+
 /// Compares the two sides on random tests `0..count` of the stream of `seed`.
 pub fn run(model: &Model, seed: u64, count: u64) -> Summary {
     let mut s = Summary::default();
     for i in 0..count {
-        let text = test_text(seed, i);
-        let test = litmus::parse(&text, Path::new("random.litmus"))
-            .expect("the generator writes valid tests");
+        let (text, test) = random_test(seed, i);
         let start = std::time::Instant::now();
         let compared = compare(model, &test);
-        let secs = start.elapsed().as_secs_f64();
-        if s.slowest.as_ref().is_none_or(|(_, t)| secs > *t) {
-            s.slowest = Some((test.name.clone(), secs));
-        }
-        match compared {
-            Err(e) => s.undecided.push(format!("R{seed}-{i}: {e}")),
-            Ok(c) => {
-                s.tests += 1;
-                if text.contains("atom.") || text.contains("red.") {
-                    s.with_rmw += 1;
-                }
-                match c.class() {
-                    None => s.agree += 1,
-                    Some(k) => s.classes.entry(k).or_insert((0, text)).0 += 1,
-                }
-            }
-        }
+        s.add(
+            &format!("R{seed}-{i}"),
+            &text,
+            compared,
+            start.elapsed().as_secs_f64(),
+        );
     }
     s
 }
 
 impl Summary {
+    /// Counts one test: `name`, its text, the comparison (or why a side did not decide it) and
+    /// the seconds both sides took.
+    pub fn add(&mut self, name: &str, text: &str, compared: Result<Comparison, String>, secs: f64) {
+        if self.slowest.as_ref().is_none_or(|(_, t)| secs > *t) {
+            self.slowest = Some((name.to_string(), secs));
+        }
+        let c = match compared {
+            Err(e) => {
+                self.undecided.push(format!("{name}: {e}"));
+                return;
+            }
+            Ok(c) => c,
+        };
+        self.tests += 1;
+        if text.contains("atom.") || text.contains("red.") {
+            self.with_rmw += 1;
+        }
+        match c.class() {
+            None => self.agree += 1,
+            Some(k) => self.classes.entry(k).or_insert((0, text.to_string())).0 += 1,
+        }
+    }
+
     /// A plain-text report: counts, then each class with its count and first test.
     pub fn report(&self, examples: bool) -> String {
         let mut out = format!(
