@@ -60,28 +60,9 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
             "<p class=\"conformant\">No test observed an outcome the PTX model forbids.</p>"
         );
     } else {
-        let _ = writeln!(h, "<ul>");
         for t in &violations {
-            let _ = write!(
-                h,
-                "<li><span class=\"violation\">{}</span> <code>{}</code>: ",
-                esc(&t.name),
-                esc(&t.path)
-            );
-            let parts: Vec<String> = table::violating_outcomes(t)
-                .into_iter()
-                .map(|(text, n, class)| {
-                    format!(
-                        "<code>{}</code> {} × ({})",
-                        esc(&text),
-                        format::count(n),
-                        class.as_str()
-                    )
-                })
-                .collect();
-            let _ = writeln!(h, "{}</li>", parts.join("; "));
+            violation(&mut h, t);
         }
-        let _ = writeln!(h, "</ul>");
     }
     let _ = writeln!(h, "</section>");
 
@@ -100,7 +81,8 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
     for (row, cells) in &m.rows {
         let _ = write!(h, "<tr><th>{}</th>", esc(row));
         for cell in cells {
-            let names: Vec<String> = cell
+            let (shown, left) = table::cell_names(cell);
+            let names: Vec<String> = shown
                 .iter()
                 .map(|t| {
                     format!(
@@ -113,7 +95,17 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
             if cell.is_empty() {
                 let _ = write!(h, "<td></td>");
             } else {
-                let _ = write!(h, "<td><b>{}</b>: {}</td>", cell.len(), names.join(", "));
+                let more = if left > 0 {
+                    format!(", … and {left} more")
+                } else {
+                    String::new()
+                };
+                let _ = write!(
+                    h,
+                    "<td><b>{}</b>: {}{more}</td>",
+                    cell.len(),
+                    names.join(", ")
+                );
             }
         }
         let _ = writeln!(h, "</tr>");
@@ -221,4 +213,41 @@ fn stem_of(set: &ResultSet, stems: &[String], t: &TestRecord) -> String {
         .and_then(|i| stems.get(i))
         .cloned()
         .unwrap_or_default()
+}
+
+/// One violating test: each violating outcome with why the model forbids it, the test's source
+/// and the command that runs the set again.
+fn violation(h: &mut String, t: &TestRecord) {
+    let _ = writeln!(
+        h,
+        "<h3><span class=\"violation\">{}</span> <code>{}</code></h3>\n<ul>",
+        esc(&t.name),
+        esc(&t.path)
+    );
+    for (text, n, class, why) in table::violating_outcomes(t) {
+        let why = why
+            .map(|w| format!(": <code>{}</code>", esc(&w)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            h,
+            "<li><code>{}</code> {} × ({}){why}</li>",
+            esc(&text),
+            format::count(n),
+            class.as_str()
+        );
+    }
+    let _ = writeln!(h, "</ul>");
+    if let Some(v) = &t.violation {
+        let _ = writeln!(
+            h,
+            "<details open><summary>The test as run</summary><pre>{}</pre></details>",
+            esc(&v.source)
+        );
+    }
+    let _ = writeln!(
+        h,
+        "<p>To run it again with the same seed and settings, in the result set's folder: \
+         <code>{}</code></p>",
+        esc(&table::replay_command())
+    );
 }

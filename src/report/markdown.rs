@@ -29,16 +29,19 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
         .filter(|t| t.verdict.status == Status::Violation)
     {
         any = true;
-        let parts: Vec<String> = table::violating_outcomes(t)
-            .into_iter()
-            .map(|(text, n, class)| format!("{} ×{n} ({})", code(&text), class.as_str()))
-            .collect();
+        let _ = writeln!(m, "### {} ({})\n", cell(&t.name), code(&t.path));
+        for (text, n, class, why) in table::violating_outcomes(t) {
+            let why = why.map(|w| format!(": {}", code(&w))).unwrap_or_default();
+            let _ = writeln!(m, "- {} ×{n} ({}){why}", code(&text), class.as_str());
+        }
+        if let Some(v) = &t.violation {
+            let fence = "`".repeat(longest_backticks(&v.source).max(2) + 1);
+            let _ = writeln!(m, "\nThe test as run:\n\n{fence}\n{}{fence}", v.source);
+        }
         let _ = writeln!(
             m,
-            "- **{}** ({}): {}",
-            cell(&t.name),
-            code(&t.path),
-            parts.join("; ")
+            "\nTo run it again with the same seed and settings, in the result set's folder: {}\n",
+            code(&table::replay_command())
         );
     }
     if !any {
@@ -55,7 +58,13 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
                 if c.is_empty() {
                     return String::new();
                 }
-                let names = c
+                let (shown, left) = table::cell_names(c);
+                let more = if left > 0 {
+                    format!(", … and {left} more")
+                } else {
+                    String::new()
+                };
+                let names = shown
                     .iter()
                     .map(|t| {
                         if t.verdict.status == Status::Violation {
@@ -66,7 +75,7 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
                     })
                     .collect::<Vec<_>>()
                     .join(", ");
-                format!("**{}**: {names}", c.len())
+                format!("**{}**: {names}{more}", c.len())
             })
             .collect();
         let _ = writeln!(m, "| {} | {} |", cell(row), cells.join(" | "));
@@ -109,6 +118,11 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
     }
     let _ = writeln!(m, "---\n\n{}", table::NOTE);
     m
+}
+
+/// The longest run of backticks in `s`, so a fence longer than it encloses `s` verbatim.
+fn longest_backticks(s: &str) -> usize {
+    s.split(|c| c != '`').map(str::len).max().unwrap_or(0)
 }
 
 #[cfg(test)]

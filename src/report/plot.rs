@@ -45,6 +45,18 @@ struct Bar {
 /// Unseen allowed outcomes beyond this many share one row, so large tests stay readable.
 const MAX_UNSEEN_ROWS: usize = 6;
 
+/// Whether the outcomes the condition asks about are all forbidden (no allowed outcome
+/// satisfies its proposition; not for `forall`) and none was seen: the record lists no such
+/// outcome, so the plot adds a row for them, with the bound on their rate.
+fn forbidden_condition_unseen(t: &TestRecord) -> bool {
+    let v = &t.verdict;
+    v.quantifier != crate::litmus::ast::Quantifier::Forall
+        && !v
+            .outcomes
+            .iter()
+            .any(|o| o.satisfies && (o.count > 0 || matches!(o.class, Class::Sc | Class::Weak)))
+}
+
 fn bars(t: &TestRecord) -> Vec<Bar> {
     let label = |values: &[i64]| {
         t.observables
@@ -88,6 +100,14 @@ fn bars(t: &TestRecord) -> Vec<Bar> {
         .filter(|o| o.class == Class::Unexpected)
         .map(|o| o.count)
         .fold(0, u64::saturating_add);
+    if forbidden_condition_unseen(t) {
+        out.push(Bar {
+            label: format!("forbidden: {}", t.condition),
+            class: Class::Forbidden,
+            count: 0,
+            unseen: 1,
+        });
+    }
     // Readers have checked these counts; saturating keeps a record built in memory from
     // wrapping into a different plot all the same.
     let bucket = t.verdict.counts.unexpected.saturating_sub(listed);
@@ -218,6 +238,21 @@ fn draw<DB: DrawingBackend>(
                 format!("{} {}", super::format::count(b.count), b.class.as_str()),
                 (b.count as f64 * 1.15, SegmentValue::CenterOf(i)),
                 (FAMILY, 11).into_font().color(&BLACK.mix(0.8)),
+            )))?;
+        } else if b.class == Class::Forbidden {
+            let n = t.verdict.instances;
+            let note = match crate::verdict::unseen_upper_bound_95(n) {
+                Some(p) => format!(
+                    "0 in {}: rate < {} (95 %)",
+                    super::format::count(n),
+                    super::format::rate(Some(p))
+                ),
+                None => "no instances".to_string(),
+            };
+            chart.draw_series(std::iter::once(Text::new(
+                note,
+                (0.6, SegmentValue::CenterOf(i)),
+                (FAMILY, 11).into_font().color(&c),
             )))?;
         } else {
             let what = if b.unseen > 1 {

@@ -106,14 +106,23 @@ pub fn outcome_text(t: &TestRecord, values: &[i64]) -> String {
         .join(" ")
 }
 
-/// Every forbidden or unexpected outcome observed: text, count, class.
-pub fn violating_outcomes(t: &TestRecord) -> Vec<(String, u64, Class)> {
-    let mut v: Vec<(String, u64, Class)> = t
+/// One violating outcome: its text, count, class, and why the model forbids it (when known).
+pub type Violating = (String, u64, Class, Option<String>);
+
+/// Every forbidden or unexpected outcome observed.
+pub fn violating_outcomes(t: &TestRecord) -> Vec<Violating> {
+    let mut v: Vec<Violating> = t
         .verdict
         .outcomes
         .iter()
         .filter(|o| o.count > 0 && matches!(o.class, Class::Forbidden | Class::Unexpected))
-        .map(|o| (outcome_text(t, &o.values.0), o.count, o.class))
+        .map(|o| {
+            let why = match o.class {
+                Class::Forbidden => why_forbidden(t, &o.values.0),
+                _ => Some("a value no write of the test produces".to_string()),
+            };
+            (outcome_text(t, &o.values.0), o.count, o.class, why)
+        })
         .collect();
     let listed: u64 = v
         .iter()
@@ -126,9 +135,32 @@ pub fn violating_outcomes(t: &TestRecord) -> Vec<(String, u64, Class)> {
             "values outside the outcome space".into(),
             bucket,
             Class::Unexpected,
+            None,
         ));
     }
     v
+}
+
+/// Why the model forbids the observed outcome `values` of `t`: the axiom and its cycle, as
+/// recorded with the violation; `None` for an older record without them.
+pub fn why_forbidden(t: &TestRecord, values: &[i64]) -> Option<String> {
+    let o = t
+        .violation
+        .as_ref()?
+        .outcomes
+        .iter()
+        .find(|o| o.values.0 == values)?;
+    Some(match (&o.axiom, &o.cycle) {
+        (Some(axiom), Some(cycle)) => format!("excluded by {axiom}; cycle {cycle}"),
+        (Some(axiom), None) => format!("excluded by {axiom}"),
+        _ => "no candidate execution of the model produces it".to_string(),
+    })
+}
+
+/// The command that runs a set again with the same tests, seed and settings, from the set's
+/// folder (a report names no folder, so a copy of the set renders the same bytes).
+pub fn replay_command() -> String {
+    format!("ptx-litmus run --replay {}", crate::results::RUN_FILE)
 }
 
 /// One row of the per-test table, already formatted.
@@ -200,6 +232,24 @@ impl Row {
             },
         }
     }
+}
+
+/// The most test names a matrix cell shows; a fuller cell shows its violations and the first
+/// names up to this many, then how many more there are (each test has its row in the table).
+pub const CELL_NAMES: usize = 8;
+
+/// The names a matrix cell shows: violations first, then by name, at most [`CELL_NAMES`]
+/// (violations are never left out), and how many tests are left out.
+pub fn cell_names<'a>(cell: &[&'a TestRecord]) -> (Vec<&'a TestRecord>, usize) {
+    let mut v: Vec<&TestRecord> = cell.to_vec();
+    v.sort_by_key(|t| (t.verdict.status != Status::Violation, t.name.clone()));
+    let violations = v
+        .iter()
+        .filter(|t| t.verdict.status == Status::Violation)
+        .count();
+    v.truncate(CELL_NAMES.max(violations));
+    let left = cell.len() - v.len();
+    (v, left)
 }
 
 /// The test × verdict matrix: rows by quantifier and model answer, columns by observation.

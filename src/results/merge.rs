@@ -218,6 +218,21 @@ fn incompatible(a: &ResultSet, b: &ResultSet, what: &str, x: &str, y: &str) -> R
     }
 }
 
+/// Keeps the explanation of every forbidden outcome either part saw (same test, same model:
+/// the same explanation for the same outcome).
+fn merge_violation(acc: &mut TestRecord, t: &TestRecord) {
+    let Some(theirs) = &t.violation else {
+        return;
+    };
+    let mine = acc.violation.get_or_insert_with(|| theirs.clone());
+    for o in &theirs.outcomes {
+        if !mine.outcomes.iter().any(|m| m.values == o.values) {
+            mine.outcomes.push(o.clone());
+        }
+    }
+    mine.outcomes.sort_by(|a, b| a.values.cmp(&b.values));
+}
+
 /// Adds `t`'s observations into `acc`, the same test from another set.
 fn add_test(acc: &mut TestRecord, t: &TestRecord) -> Result<(), ResultsError> {
     if acc.hash != t.hash {
@@ -278,6 +293,7 @@ fn add_test(acc: &mut TestRecord, t: &TestRecord) -> Result<(), ResultsError> {
         unexpected,
         acc.verdict.quantifier,
     );
+    merge_violation(acc, t);
     acc.observed.skipped = acc
         .observed
         .skipped

@@ -25,8 +25,9 @@ pub use io::{
 pub use judge_model::JudgeModel;
 pub use merge::merge;
 pub use record::{
-    ModelData, Observed, ObservedData, Parameters, PartCounts, Rates, RunPart, RunRecord,
-    SkippedTest, TestIdentity, TestRecord, RUN_FORMAT, SCHEMA_VERSION, TEST_FORMAT,
+    ForbiddenOutcome, ModelData, Observed, ObservedData, Parameters, PartCounts, Rates, RunPart,
+    RunRecord, SkippedTest, TestIdentity, TestRecord, ViolationDetail, RUN_FORMAT,
+    SCHEMA_VERSION, TEST_FORMAT,
 };
 pub use shard::Shard;
 pub use writer::{write_result_set, SetWriter, LOCK_FILE};

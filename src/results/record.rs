@@ -222,6 +222,55 @@ pub struct TestRecord {
     pub rates: Rates,
     /// Per-test provenance: kernel file, SASS hash, placement, and the like.
     pub notes: BTreeMap<String, String>,
+    /// For a violation: the test's source and why the model forbids each outcome seen, so the
+    /// report explains the finding from the record alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub violation: Option<ViolationDetail>,
+}
+
+/// What explains a violation: the test as run and, per forbidden outcome seen, the axiom that
+/// excludes it with the offending cycle of a candidate execution producing it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViolationDetail {
+    /// The test in canonical form.
+    pub source: String,
+    /// One entry per forbidden outcome seen.
+    pub outcomes: Vec<ForbiddenOutcome>,
+}
+
+/// Why the model forbids one outcome.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ForbiddenOutcome {
+    /// The outcome's values, in the order of the observables.
+    pub values: Outcome,
+    /// The axiom (`causality`, `coherence`, ...), when the checker kept the exclusion; `None`
+    /// when no candidate execution produces the outcome at all.
+    pub axiom: Option<String>,
+    /// The offending cycle, `e1 --rf--> e4 --po--> e5 --fr--> e1`, with the axiom.
+    pub cycle: Option<String>,
+}
+
+impl ViolationDetail {
+    /// The detail of a record judged a violation against `model`, for `test`.
+    pub fn of(test: &Test, model: &ModelVerdict, verdict: &TestVerdict) -> ViolationDetail {
+        let outcomes = verdict
+            .outcomes
+            .iter()
+            .filter(|o| o.count > 0 && o.class == verdict::Class::Forbidden)
+            .map(|o| {
+                let why = model.excluded.iter().find(|e| e.outcome == o.values);
+                ForbiddenOutcome {
+                    values: o.values.clone(),
+                    axiom: why.map(|e| e.axiom.name().to_string()),
+                    cycle: why.map(|e| crate::model::explain::cycle_text(&e.execution, &e.cycle)),
+                }
+            })
+            .collect();
+        ViolationDetail {
+            source: crate::litmus::print(test),
+            outcomes,
+        }
+    }
 }
 
 /// Identity of a test, as the caller knows it.
@@ -349,12 +398,26 @@ impl TestRecord {
             hash: test.hash,
             condition: test.condition,
             notes: BTreeMap::new(),
+            violation: None,
         })
     }
 
     /// The record of `test` (read from `path`) as run by a backend, judged against the model's
     /// verdict on the same test. The hash and condition text come from the test itself.
     pub fn from_run(
+        path: &str,
+        test: &Test,
+        model: &ModelVerdict,
+        run: &TestRun,
+    ) -> Result<TestRecord, ResultsError> {
+        let mut rec = TestRecord::from_run_unexplained(path, test, model, run)?;
+        if rec.verdict.status == verdict::Status::Violation {
+            rec.violation = Some(ViolationDetail::of(test, model, &rec.verdict));
+        }
+        Ok(rec)
+    }
+
+    fn from_run_unexplained(
         path: &str,
         test: &Test,
         model: &ModelVerdict,

@@ -37,6 +37,8 @@ pub fn result_set_schema() -> Json {
         ("JudgedOutcome", judged_outcome()),
         ("ClassCounts", class_counts()),
         ("Rates", rates()),
+        ("ViolationDetail", violation_detail()),
+        ("ForbiddenOutcome", forbidden_outcome()),
         (
             "Outcome",
             json!({"type": "array", "items": {"type": "integer"}}),
@@ -217,6 +219,7 @@ fn test_record() -> Json {
             ("verdict", reference("TestVerdict"), Always),
             ("rates", reference("Rates"), Always),
             ("notes", map(string()), Always),
+            ("violation", reference("ViolationDetail"), Optional),
         ],
     )
 }
@@ -339,6 +342,28 @@ fn rates() -> Json {
             ("violations_per_instance", nullable(number()), Always),
             ("instances_per_second", nullable(number()), Always),
             ("unseen_upper_bound_95", nullable(number()), Always),
+        ],
+    )
+}
+
+fn violation_detail() -> Json {
+    object(
+        "What explains a violation: the test as run, and why each forbidden outcome seen is",
+        &[
+            ("source", string(), Always),
+            ("outcomes", list(reference("ForbiddenOutcome")), Always),
+        ],
+    )
+}
+
+fn forbidden_outcome() -> Json {
+    object(
+        "The axiom excluding one forbidden outcome and its offending cycle (null: no candidate \
+         execution produces the outcome)",
+        &[
+            ("values", reference("Outcome"), Always),
+            ("axiom", nullable(string()), Always),
+            ("cycle", nullable(string()), Always),
         ],
     )
 }
