@@ -26,8 +26,8 @@ pub use judge_model::JudgeModel;
 pub use merge::merge;
 pub use record::{
     ForbiddenOutcome, ModelData, Observed, ObservedData, Parameters, PartCounts, Rates, RunPart,
-    RunRecord, SkippedTest, TestIdentity, TestRecord, ViolationDetail, RUN_FORMAT,
-    SCHEMA_VERSION, TEST_FORMAT,
+    RunRecord, SkippedTest, TestIdentity, TestRecord, ViolationDetail, RUN_FORMAT, SCHEMA_VERSION,
+    TEST_FORMAT,
 };
 pub use shard::Shard;
 pub use writer::{write_result_set, SetWriter, LOCK_FILE};
