@@ -301,8 +301,8 @@ pub struct CampaignRunArgs {
     /// Wall-clock budget for everything: `540s`, `9m` or seconds.
     #[arg(long)]
     pub budget: String,
-    /// Where the archives and summary.txt go (created; must hold nothing else).
-    #[arg(long)]
+    /// Write the archives and summary.txt into this folder (created; must hold nothing else).
+    #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Scratch folder for the steps' result sets, kept (default: a fresh one under the temp
     /// dir, removed at the end).
@@ -329,7 +329,7 @@ pub struct CampaignUnpackArgs {
     /// The results folder to unpack into.
     #[arg(long, default_value = "results")]
     pub results: PathBuf,
-    /// Replace a result folder that already exists.
+    /// Overwrite a result folder that already exists.
     #[arg(long)]
     pub force: bool,
 }
@@ -462,8 +462,8 @@ pub struct ShowArgs {
 pub struct ReportArgs {
     /// The result set (a directory holding run.json).
     pub results: PathBuf,
-    /// Where to write the report (default: the result set itself).
-    #[arg(long)]
+    /// Write the report into this folder (default: the result set itself).
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Overwrite an existing report.
     #[arg(long)]
@@ -499,8 +499,8 @@ pub struct MergeArgs {
     /// The result sets to combine.
     #[arg(required = true)]
     pub dirs: Vec<PathBuf>,
-    /// The merged result set's directory; its last component becomes the run id.
-    #[arg(long, short)]
+    /// Write the merged result set into this folder; its last component becomes the run id.
+    #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
     /// Overwrite an existing result set there.
     #[arg(long)]
@@ -513,14 +513,17 @@ pub struct RunArgs {
     /// Files, directories (searched recursively for `*.litmus`) or test names of the built-in
     /// suite; default: the built-in suite (see `show`).
     pub paths: Vec<PathBuf>,
-    /// Where to run (default auto): `auto` takes the GPU when one is usable, else the CPU
-    /// (and says so); with --replay, the recorded backend.
+    /// The backend to run on (default auto): `auto` takes the GPU when one is usable, else
+    /// the CPU (and says so); with --replay, the recorded backend.
     #[arg(long, value_enum)]
     pub backend: Option<Backend>,
-    /// Instances per test (rounded up to whole launches on the GPU).
-    #[arg(long, conflicts_with = "time")]
-    pub iterations: Option<u64>,
-    /// Seconds per test (when neither this nor --iterations is given: 100000 instances).
+    /// Instances per test, at least 1 (rounded up to whole launches on the GPU and whole
+    /// rounds on the CPU; run.json's `iterations` counts those launches or rounds).
+    /// `--iterations` is an old name of this flag.
+    #[arg(long, alias = "iterations", value_name = "N", conflicts_with = "time",
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub instances: Option<u64>,
+    /// Seconds per test (when neither this nor --instances is given: 100000 instances).
     #[arg(long)]
     pub time: Option<f64>,
     /// The kernels' stress configuration (the CPU backend records it and ignores GPU knobs).
@@ -538,9 +541,10 @@ pub struct RunArgs {
     /// recorded per test with the SASS hash. CUDA backend only.
     #[arg(long, value_name = "jit|ptxas:VERSION", conflicts_with = "replay")]
     pub compiler: Option<String>,
-    /// Root directory of result sets.
-    #[arg(long, default_value = "results")]
-    pub out: PathBuf,
+    /// The results folder: the result set is written into RESULTS/<machine>/<run id>
+    /// (`--out` is an old name of this flag).
+    #[arg(long, alias = "out", value_name = "RESULTS", default_value = "results")]
+    pub results: PathBuf,
     /// Overwrite an existing result set of the same run id.
     #[arg(long)]
     pub force: bool,
@@ -548,7 +552,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub shard: Option<String>,
     /// Re-run with the parameters, seed and tests recorded in this `run.json`.
-    #[arg(long, value_name = "RUN_JSON", conflicts_with_all = ["iterations", "time", "seed", "stress", "stress_set", "stress_file"])]
+    #[arg(long, value_name = "RUN_JSON", conflicts_with_all = ["instances", "time", "seed", "stress", "stress_set", "stress_file"])]
     pub replay: Option<PathBuf>,
     /// Run id, the result set's directory name (default: time and seed).
     #[arg(long)]
@@ -663,9 +667,10 @@ pub struct EmitArgs {
     /// The kernel's stress configuration.
     #[command(flatten)]
     pub stress: StressArgs,
-    /// Write the kernel here instead of printing it.
-    #[arg(short, long)]
-    pub output: Option<PathBuf>,
+    /// Write the kernel into this file instead of printing it (`--output` is an old name of
+    /// this flag).
+    #[arg(long, alias = "output", value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 /// Arguments of `sass`.

@@ -183,7 +183,7 @@ fn merge_and_report_through_the_command_line() {
         Path::new("merge"),
         &dirs[0],
         &dirs[1],
-        Path::new("-o"),
+        Path::new("--out"),
         &out,
     ]);
     assert_eq!(code, 0, "{stdout}{err}");
@@ -196,7 +196,7 @@ fn merge_and_report_through_the_command_line() {
     assert_eq!(merged.run.merged_from, ["r0", "r1"]);
     assert_eq!(merged.run.run_id, "campaign");
     // Merging again into the same place needs --force.
-    let (code, _, err) = cli(&[Path::new("merge"), &dirs[0], Path::new("-o"), &out]);
+    let (code, _, err) = cli(&[Path::new("merge"), &dirs[0], Path::new("--out"), &out]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("run.json") && err.contains("--force"), "{err}");
 

@@ -126,7 +126,7 @@ fn empty_and_partial_sets_render() {
     assert!(set.tests.is_empty());
     report::write_report(&set, &dir, false).unwrap();
     let html = fs::read_to_string(dir.join("report.html")).unwrap();
-    assert!(html.contains("0 tests: 0 violations, 0 conformant, 0 without data"));
+    assert!(html.contains("0 tests: 0 violations, 0 conformant, 0 no data"));
     assert!(html.contains("<li><code>litmus/x.litmus</code>: x.litmus:3:7: expected `;`</li>"));
     assert!(summary::render(&set.run, &set.tests).contains(", PARTIAL"));
 }

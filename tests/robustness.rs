@@ -336,7 +336,7 @@ fn merging_a_set_with_itself_is_refused() {
     );
     let set = set_dir(&dir, "m");
     let s = set.to_str().unwrap();
-    let o = run_in(&dir, &["merge", s, s, "-o", "merged"]);
+    let o = run_in(&dir, &["merge", s, s, "--out", "merged"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("twice"), "{}", text(&o.stderr));
     assert!(!dir.join("merged/run.json").exists());
@@ -383,7 +383,7 @@ fn readers_refuse_records_whose_counts_do_not_add_up() {
         for cmd in ["report", "merge"] {
             let mut args = vec![cmd, set.to_str().unwrap()];
             if cmd == "merge" {
-                args.extend(["-o", "merged"]);
+                args.extend(["--out", "merged"]);
             }
             let o = run_in(&dir, &args);
             let err = text(&o.stderr);

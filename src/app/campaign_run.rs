@@ -262,7 +262,7 @@ fn run_tests(
             "--quiet",
             "--run-id",
             &format!("{run}.p{k}"),
-            "--out",
+            "--results",
         ]);
         cmd.arg(&part);
         end = supervise(cmd, deadline, &ctx.work.join(format!("{run}.log")))?;

@@ -127,7 +127,7 @@ pub fn task(args: &CampaignTaskArgs) -> Result<Exit, AppError> {
         "--quiet",
         "--run-id",
         &id,
-        "--out",
+        "--results",
     ]);
     cmd.arg(&out);
     std::fs::create_dir_all(&out)?;

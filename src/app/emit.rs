@@ -13,7 +13,7 @@ pub fn run(args: &EmitArgs) -> Result<Exit, AppError> {
     for n in &kernel.notes {
         eprintln!("note: {n}");
     }
-    match &args.output {
+    match &args.out {
         Some(path) => std::fs::write(path, &kernel.ptx)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
         None => print!("{}", kernel.ptx),

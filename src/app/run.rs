@@ -26,7 +26,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-/// Instances per test when neither `--iterations` nor `--time` is given.
+/// Instances per test when neither `--instances` nor `--time` is given.
 pub const DEFAULT_INSTANCES: u64 = 100_000;
 
 /// What to run, from the command line or from a recorded `run.json`.
@@ -92,7 +92,7 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         )
         .into());
     }
-    let dir = results::default_dir(&args.out, &record);
+    let dir = results::default_dir(&args.results, &record);
     // The target is checked and locked before the first test runs, so that a bad --out, an
     // existing set or a concurrent run costs nothing.
     let writer = results::SetWriter::create(&dir, &record, args.force)?;
@@ -351,7 +351,7 @@ impl Batch {
 }
 
 fn cli_plan(args: &RunArgs) -> Result<Plan, AppError> {
-    let budget = match (args.iterations, args.time) {
+    let budget = match (args.instances, args.time) {
         (Some(n), _) => Budget::Instances(n),
         (None, Some(s)) if s > 0.0 => Budget::Seconds(s),
         (None, Some(s)) => return Err(format!("--time {s}: expected a positive number").into()),

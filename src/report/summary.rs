@@ -54,8 +54,7 @@ pub fn render(run: &RunRecord, tests: &[TestRecord]) -> String {
         let v = &t.verdict;
         let status = match v.status {
             Status::Violation => "VIOLATION",
-            Status::Conformant => "ok",
-            Status::NoData => "no data",
+            Status::Conformant | Status::NoData => v.status.as_str(),
         };
         let _ = writeln!(
             s,
@@ -102,7 +101,7 @@ pub fn totals_line(run: &RunRecord, tests: &[TestRecord]) -> String {
     let n = |st: Status| tests.iter().filter(|t| t.verdict.status == st).count();
     let weak = tests.iter().filter(|t| t.verdict.counts.weak > 0).count();
     let mut line = format!(
-        "{} tests: {} violation{}, {} conformant, {} without data; weak behaviour seen in {} test{}",
+        "{} tests: {} violation{}, {} conformant, {} no data; weak behaviour seen in {} test{}",
         tests.len(),
         n(Status::Violation),
         if n(Status::Violation) == 1 { "" } else { "s" },

@@ -1,0 +1,238 @@
+//! One meaning per flag across commands: every subcommand's `-h` is walked, and each long
+//! flag must be in the table below and say its one meaning (the table's keyword) wherever it
+//! appears; each short flag stands for the same long flag everywhere. A new flag needs a row
+//! here, and a flag reused with another meaning fails.
+
+mod common;
+
+use common::{bin, fresh, text};
+use std::collections::BTreeMap;
+
+/// Each long flag and the word its help must contain in every command (case-insensitive).
+const MEANINGS: &[(&str, &str)] = &[
+    ("arch", "architecture"),
+    ("backend", "backend"),
+    ("budget", "budget"),
+    ("check", "compare"),
+    ("column", "column"),
+    ("compiler", "compiles"),
+    ("csv", "csv"),
+    ("cycle", "cycle"),
+    ("diff", "changed"),
+    ("dir", "campaign folder"),
+    ("dot", "graphviz"),
+    ("dry-run", "without submitting"),
+    ("examples", "first test"),
+    ("expect", "expectations"),
+    ("explain", "witness"),
+    ("force", "overwrite"),
+    ("gres", "resources"),
+    ("html", "html"),
+    ("index", "shard"),
+    ("instances", "instances per test"),
+    ("json", "json"),
+    ("manifest", "manifest"),
+    ("matrix", "table"),
+    ("model", "cat model"),
+    ("only", "only"),
+    ("option", "backend option"),
+    ("out", "write"),
+    ("placement", "placements"),
+    ("ptxas", "versions"),
+    ("quiet", "progress"),
+    ("replay", "run.json"),
+    ("results", "results folder"),
+    ("run-id", "run id"),
+    ("runs", "runs per test"),
+    ("sbatch", "#sbatch"),
+    ("scope", "scopes"),
+    ("seed", "seed"),
+    ("shape", "shape"),
+    ("shard", "part"),
+    ("space", "memory spaces"),
+    ("step", "step"),
+    ("stress", "preset"),
+    ("stress-file", "incantations"),
+    ("stress-set", "incantation"),
+    ("submit-option", "sbatch"),
+    ("tasks", "shards"),
+    ("tests", "random tests"),
+    ("time", "seconds per"),
+    ("timeout", "give up"),
+    ("validate", "validate"),
+    ("verbose", "sass"),
+    ("verdict-only", "condition"),
+    ("wait", "wait until"),
+    ("wait-timeout", "longest wait"),
+    ("work", "scratch folder"),
+];
+
+/// Each short flag and the long flag it stands for.
+const SHORTS: &[(char, &str)] = &[
+    ('o', "option"),
+    ('q', "quiet"),
+    ('h', "help"),
+    ('V', "version"),
+];
+
+/// One option of one command's help: its short letter, long name and help text.
+struct Entry {
+    command: String,
+    short: Option<char>,
+    long: String,
+    help: String,
+}
+
+fn help(command: &[String]) -> String {
+    let o = bin().args(command).arg("-h").output().unwrap();
+    assert!(o.status.success(), "{command:?} -h");
+    text(&o.stdout)
+}
+
+/// The lines of the section `title` of a help text.
+fn section<'a>(help: &'a str, title: &str) -> Vec<&'a str> {
+    help.lines()
+        .skip_while(|l| *l != title)
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .collect()
+}
+
+/// Every option entry of `command` and of its subcommands, recursively.
+fn walk(command: Vec<String>, out: &mut Vec<Entry>) {
+    let h = help(&command);
+    let shown = command.join(" ");
+    for line in section(&h, "Options:") {
+        let t = line.trim_start();
+        if let Some(rest) = t.strip_prefix('-') {
+            let (short, rest) = match rest.strip_prefix('-') {
+                Some(long) => (None, long),
+                None => (rest.chars().next(), rest[1..].trim_start_matches(", --")),
+            };
+            let long: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '-')
+                .collect();
+            let help = rest.split_once("  ").map_or("", |(_, h)| h.trim());
+            out.push(Entry {
+                command: shown.clone(),
+                short,
+                long,
+                help: help.to_string(),
+            });
+        } else if let Some(e) = out.last_mut() {
+            e.help.push(' ');
+            e.help.push_str(t);
+        }
+    }
+    for line in section(&h, "Commands:") {
+        let name = line.split_whitespace().next().unwrap_or("");
+        if name != "help" && !name.is_empty() {
+            let mut sub = command.clone();
+            sub.push(name.to_string());
+            walk(sub, out);
+        }
+    }
+}
+
+#[test]
+fn every_flag_keeps_its_one_meaning_in_every_command() {
+    let mut entries = Vec::new();
+    walk(Vec::new(), &mut entries);
+    assert!(entries.len() > 100, "only {} options found", entries.len());
+    let meanings: BTreeMap<&str, &str> = MEANINGS.iter().copied().collect();
+    let mut problems = Vec::new();
+    for e in &entries {
+        if let Some(c) = e.short {
+            match SHORTS.iter().find(|(s, _)| *s == c) {
+                Some((_, long)) if *long == e.long => {}
+                _ => problems.push(format!("{}: -{c} stands for --{}", e.command, e.long)),
+            }
+        }
+        if e.long == "help" || e.long == "version" {
+            continue;
+        }
+        match meanings.get(e.long.as_str()) {
+            None => problems.push(format!(
+                "{}: --{} is not in the table of meanings; add its one meaning",
+                e.command, e.long
+            )),
+            Some(word) if !e.help.to_lowercase().contains(word) => problems.push(format!(
+                "{}: --{} does not say `{word}`: {}",
+                e.command, e.long, e.help
+            )),
+            Some(_) => {}
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    let used: Vec<&str> = entries.iter().map(|e| e.long.as_str()).collect();
+    for (flag, _) in MEANINGS {
+        assert!(
+            used.contains(flag),
+            "--{flag} is in the table but no command has it"
+        );
+    }
+}
+
+#[test]
+fn zero_instances_is_an_error_and_the_old_names_still_work() {
+    let out = fresh("zero");
+    for flag in ["--instances", "--iterations"] {
+        let o = bin()
+            .args(["run", "--backend", "cpu", "--quiet", flag, "0", "--results"])
+            .arg(&out)
+            .arg("litmus/sb/SB+rlx.gpu+rlx.gpu.litmus")
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{flag} 0");
+        assert!(
+            text(&o.stderr).contains("0 is not in 1.."),
+            "{}",
+            text(&o.stderr)
+        );
+        assert!(!out.exists(), "{flag} 0 wrote a result set");
+    }
+    let o = bin()
+        .args([
+            "run",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--iterations",
+            "512",
+            "--out",
+        ])
+        .arg(&out)
+        .arg("litmus/sb/SB+rlx.gpu+rlx.gpu.litmus")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    assert!(out.is_dir());
+}
+
+#[test]
+fn the_summary_says_conformant_and_no_data_as_the_report_does() {
+    let out = fresh("words");
+    let o = bin()
+        .args([
+            "run",
+            "--backend",
+            "cpu",
+            "--quiet",
+            "--instances",
+            "512",
+            "--results",
+        ])
+        .arg(&out)
+        .arg("litmus/mp/MP+rel.gpu+acq.gpu.litmus")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let s = text(&o.stdout);
+    let row = s
+        .lines()
+        .find(|l| l.contains("MP+rel.gpu+acq.gpu"))
+        .unwrap();
+    assert!(row.starts_with("conformant"), "{row}");
+    assert!(s.contains("1 conformant, 0 no data"), "{s}");
+}
