@@ -25,6 +25,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ("examples", "first test"),
     ("expect", "expectations"),
     ("explain", "witness"),
+    ("first", "first test"),
     ("force", "overwrite"),
     ("gres", "resources"),
     ("html", "html"),
