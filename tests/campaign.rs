@@ -280,3 +280,38 @@ fn the_checked_in_preflight_and_bench_steps_run_on_the_cpu_backend() {
     assert!(bench.contains("SB"), "{bench}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// What a device call may carry in all (the tracked tree plus the carried paths).
+const CARRY_LIMIT: u64 = 64 << 20;
+/// Room kept for the `device` profile's binary (about 6 MB), the corpus copy and the cubins.
+const ROOM_FOR_CARRIED: u64 = 24 << 20;
+
+#[test]
+fn the_tracked_tree_leaves_room_for_what_a_device_call_carries() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let listed = std::process::Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(root)
+        .output();
+    let Some(listed) = listed.ok().filter(|o| o.status.success()) else {
+        println!("not checked: no git checkout here to list the tracked files of");
+        return;
+    };
+    let total: u64 = listed
+        .stdout
+        .split(|b| *b == 0)
+        .filter(|name| !name.is_empty())
+        .filter_map(|name| {
+            std::fs::metadata(root.join(String::from_utf8_lossy(name).as_ref())).ok()
+        })
+        .map(|meta| meta.len())
+        .sum();
+    assert!(
+        total + ROOM_FOR_CARRIED <= CARRY_LIMIT,
+        "the tracked tree is {} MiB: with {} MiB for the binary, corpus and cubins it passes \
+         the {} MiB a device call carries (docs/gpu-runs.md)",
+        total >> 20,
+        ROOM_FOR_CARRIED >> 20,
+        CARRY_LIMIT >> 20
+    );
+}
