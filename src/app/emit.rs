@@ -13,6 +13,10 @@ pub fn run(args: &EmitArgs) -> Result<Exit, AppError> {
     for n in &kernel.notes {
         eprintln!("note: {n}");
     }
+    // The kernel is printed for reading; `run --backend cuda` would not launch it.
+    if let Err((_, why)) = codegen::deadlock::check(&test) {
+        eprintln!("warning: run --backend cuda refuses this test: {why}");
+    }
     match &args.out {
         Some(path) => std::fs::write(path, &kernel.ptx)
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?,

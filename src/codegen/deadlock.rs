@@ -9,6 +9,9 @@
 //! cluster barrier's the threads of its cluster that use one. Each refusal rule is one
 //! [`Rule`]; a new kind of barrier adds its operations to [`ops`] and, if it blocks in a new
 //! way, a rule.
+//! A barrier with a quorum (`bar.cta.sync I, A, Q`) completes in phases of `Q` role warps: a
+//! test where the threads using it are not a multiple of `Q` (fewer than `Q` among them)
+//! leaves some waiting, and is refused too.
 //! CTA barriers whose id or count is loaded at run time run in software with bounded waits
 //! (`soft_barrier.rs`) and cannot hang; they are left out.
 
@@ -56,7 +59,35 @@ pub fn check(test: &Test) -> Result<(), (Rule, String)> {
     let Some(ops) = ops(test, &analysis) else {
         return Ok(());
     };
-    Schedule::new(ops).run()
+    let schedule = Schedule::new(ops);
+    for (bar, q) in quorums(test, &analysis) {
+        schedule.check_quorum(bar, q)?;
+    }
+    schedule.run()
+}
+
+/// The quorum of each CTA barrier that has one (`bar.cta.sync I, A, Q`): its hardware thread
+/// count is `32 * Q`, so it completes in phases of `Q` role warps (`codegen/lower/sync.rs`).
+fn quorums(test: &Test, analysis: &Analysis) -> BTreeMap<Bar, i64> {
+    let mut out = BTreeMap::new();
+    for t in &test.threads {
+        let p = t.place;
+        for i in &t.body {
+            if let Instr::Barrier(Barrier::Cta {
+                id,
+                count,
+                quorum: Some(q),
+                ..
+            }) = i
+            {
+                let key = BarrierKey::of(analysis, t.id, id, count).ok();
+                if let (Some(key), Some(q)) = (key, analysis.constant(t.id, q)) {
+                    out.insert(Bar::Cta(p.gpu, p.cluster, p.cta, value_key(&key)), q);
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The hardware barrier operations of each thread, in program order; `None` when the CTA
@@ -130,6 +161,30 @@ impl Schedule {
             .filter(|((_, x), n)| *x == b && **n > g)
             .count() as u32;
         arrived >= self.users[&b]
+    }
+
+    /// Refuses a barrier whose phases of `q` arrivals cannot take every thread that uses it:
+    /// those left over (or all, when fewer than `q` use it) wait for ever.
+    fn check_quorum(&self, bar: Bar, q: i64) -> Result<(), (Rule, String)> {
+        let users = i64::from(self.users.get(&bar).copied().unwrap_or(0));
+        if q >= 1 && users % q == 0 {
+            return Ok(());
+        }
+        let Bar::Cta(.., (id, resource)) = bar else {
+            return Ok(());
+        };
+        let name = match resource {
+            Some(r) => format!("bar.cta.sync {id}, {r}, {q}"),
+            None => format!("bar.cta.sync {id}"),
+        };
+        Err((
+            Rule::NeverCompletes,
+            format!(
+                "its barrier {name} never completes on hardware: it needs {q} threads per \
+                 phase and {users} arrive, so {} would wait for ever and the kernel would hang",
+                if users < q { users } else { users % q.max(1) }
+            ),
+        ))
     }
 
     /// Moves thread `t` as far as it can go; whether it moved. A `Sync` arrives once (its
@@ -281,6 +336,32 @@ exists (x == 1)
             why.contains("P0 waits at bar.cta.sync 0 with 1 of its 2"),
             "{why}"
         );
+    }
+
+    #[test]
+    fn a_quorum_completes_only_in_whole_phases() {
+        let with = |threads: usize, q: u32| {
+            let header: Vec<String> = (0..threads).map(|t| format!("P{t}@cta 0,gpu 0")).collect();
+            let row: Vec<String> = (0..threads)
+                .map(|_| format!("bar.cta.sync 1, 1, {q}"))
+                .collect();
+            test(&format!(
+                "PTX q\n{{ x=0; }}\n {} ;\n {} ;\nexists (x == 0)\n",
+                header.join(" | "),
+                row.join(" | ")
+            ))
+        };
+        assert_eq!(check(&with(4, 2)), Ok(()));
+        assert_eq!(check(&with(3, 3)), Ok(()));
+        let (rule, why) = check(&with(3, 4)).unwrap_err();
+        assert_eq!(rule, Rule::NeverCompletes);
+        assert!(
+            why.contains("bar.cta.sync 1, 1, 4 never completes on hardware: it needs 4 threads per phase and 3 arrive"),
+            "{why}"
+        );
+        // Three threads, quorum 2: the third waits for a second phase nobody joins.
+        let (_, why) = check(&with(3, 2)).unwrap_err();
+        assert!(why.contains("so 1 would wait for ever"), "{why}");
     }
 
     #[test]

@@ -92,6 +92,15 @@ pub fn plan(
     let mut table: Vec<BarrierKey> = Vec::new();
     for t in &test.threads {
         for (index, i) in t.body.iter().enumerate() {
+            if let Instr::Barrier(Barrier::Cta {
+                quorum: Some(_), ..
+            }) = i
+            {
+                return Err(unsupported(
+                    format!("a barrier quorum of P{} in a test whose barrier keys are loaded at run time", t.id),
+                    "the software barrier waits for every partner with its key",
+                ));
+            }
             if let Instr::Barrier(Barrier::Cta { op, id, count, .. }) = i {
                 out.push(barrier(
                     analysis,

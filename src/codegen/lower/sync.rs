@@ -136,15 +136,16 @@ pub(super) fn sequence(
         match i {
             Instr::Barrier(Barrier::Cta { .. }) if soft => {}
             Instr::Barrier(Barrier::Cta {
-                quorum: Some(_), ..
+                op,
+                id,
+                count,
+                quorum,
             }) => {
-                return Err(unsupported(
-                    format!("a barrier quorum in P{role}"),
-                    "quorums are not mapped to hardware thread counts yet",
-                ))
-            }
-            Instr::Barrier(Barrier::Cta { op, id, count, .. }) => {
-                out.push(cta_barrier(test, layout, analysis, role, (op, id, count))?)
+                let mut op = cta_barrier(test, layout, analysis, role, (op, id, count))?;
+                if let Some(q) = quorum {
+                    op = with_quorum(test, layout, analysis, role, op, (id, count, q))?;
+                }
+                out.push(op)
             }
             Instr::Barrier(Barrier::ClusterArrive { relaxed }) => {
                 out.push(SyncOp::ClusterArrive { relaxed: *relaxed })
@@ -154,6 +155,104 @@ pub(super) fn sequence(
         }
     }
     Ok(out)
+}
+
+/// A quorum barrier on hardware. Each role of a test CTA is its own warp group (unless warp
+/// hints share a warp), whose warp runs 32 instances of the role, one per lane; a warp's
+/// arrival counts as 32 threads. So a quorum of `Q` test threads is the thread count
+/// `32 * Q` (a multiple of the warp size, as PTX requires): the barrier completes when `Q` of
+/// the role warps using it have arrived, and those synchronise. With `R` role warps using it,
+/// `R / Q` phases complete per occurrence; `deadlock.rs` refuses a test where that leaves one
+/// waiting. The quorum must be known before the launch and shared by every instruction of
+/// the barrier, and each role using the barrier must have a warp of its own.
+fn with_quorum(
+    test: &Test,
+    layout: &Layout,
+    analysis: &Analysis,
+    role: usize,
+    op: SyncOp,
+    (id, count, quorum): (&Operand, &Option<Operand>, &Operand),
+) -> Result<SyncOp, CodegenError> {
+    let q = analysis.constant(role, quorum).ok_or_else(|| {
+        unsupported(
+            format!("a barrier quorum of P{role} that depends on a loaded value"),
+            "the hardware thread count is fixed before the launch",
+        )
+    })?;
+    let place = &layout.shape.roles[role];
+    let groups = &layout.shape.groups[place.cluster as usize][place.cta as usize];
+    let shared = groups[place.group as usize].len() > 1;
+    let users = match op {
+        SyncOp::CtaSync { count, .. } | SyncOp::CtaArrive { count, .. } => count / WARP,
+        _ => 0,
+    };
+    if shared {
+        return Err(unsupported(
+            format!("a barrier quorum of P{role}, whose warp it shares with other roles"),
+            "the hardware counts a warp's arrival as one, so a quorum of test threads needs \
+             one warp per role",
+        ));
+    }
+    let Some(q) = u32::try_from(q).ok().filter(|&q| (1..=users).contains(&q)) else {
+        return Err(unsupported(
+            format!("the barrier quorum {q} of P{role}"),
+            format!(
+                "no execution completes: the barrier needs {q} threads, at most {users} of its \
+                 CTA arrive"
+            ),
+        ));
+    };
+    same_quorum(test, analysis, groups, role, (id, count), q)?;
+    Ok(match op {
+        SyncOp::CtaSync { index, .. } => SyncOp::CtaSync {
+            index,
+            count: q * WARP,
+        },
+        SyncOp::CtaArrive { index, .. } => SyncOp::CtaArrive {
+            index,
+            count: q * WARP,
+        },
+        other => other,
+    })
+}
+
+/// Refuses a quorum `q` that another instruction of the same barrier in the CTA (`groups`)
+/// lacks or gives another value: one hardware barrier has one thread count.
+fn same_quorum(
+    test: &Test,
+    analysis: &Analysis,
+    groups: &[Vec<usize>],
+    role: usize,
+    (id, count): (&Operand, &Option<Operand>),
+    q: u32,
+) -> Result<(), CodegenError> {
+    let key_of = |r: usize, id: &Operand, count: &Option<Operand>| {
+        BarrierKey::of(analysis, r, id, count).ok()
+    };
+    let key = key_of(role, id, count);
+    let differs = groups.iter().flatten().any(|&r| {
+        test.threads[r].body.iter().any(|i| match i {
+            Instr::Barrier(Barrier::Cta {
+                id,
+                count,
+                quorum: qr,
+                ..
+            }) if key_of(r, id, count) == key => {
+                qr.as_ref().and_then(|x| analysis.constant(r, x)) != Some(i64::from(q))
+            }
+            _ => false,
+        })
+    });
+    if !differs {
+        return Ok(());
+    }
+    Err(unsupported(
+        format!(
+            "barrier {} of P{role} with a quorum some of its instructions lack or differ in",
+            key.map_or(0, |k| k.id)
+        ),
+        "one hardware barrier has one thread count",
+    ))
 }
 
 /// PTX lines (without indentation) of one synchronisation operation; `bar` holds the block's
