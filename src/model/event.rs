@@ -102,12 +102,14 @@ pub struct Event {
 impl Event {
     /// Whether it reads memory.
     pub fn is_read(&self) -> bool {
-        self.kind == Kind::Read
+        // `matches!` rather than `==`: the derived comparison of the whole `Kind` (barrier
+        // operands included) is a call in the model's innermost loops.
+        matches!(self.kind, Kind::Read)
     }
 
     /// Whether it writes memory.
     pub fn is_write(&self) -> bool {
-        self.kind == Kind::Write
+        matches!(self.kind, Kind::Write)
     }
 
     /// Whether it accesses memory.
@@ -122,7 +124,7 @@ impl Event {
 
     /// Whether it is a `fence.sc` (or `membar`).
     pub fn is_sc_fence(&self) -> bool {
-        self.kind == Kind::Fence(FenceKind::Sc)
+        matches!(self.kind, Kind::Fence(FenceKind::Sc))
     }
 
     /// Whether it can start a release pattern as a fence (`fence.sc`, `.acq_rel`, `.release`).
