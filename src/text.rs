@@ -59,9 +59,38 @@ pub fn html(s: &str) -> String {
     out
 }
 
+/// The width tables are fitted to: `COLUMNS` when set to a number of at least 40, else 100.
+pub fn width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&w| w >= 40)
+        .unwrap_or(100)
+}
+
+/// `s` in at most `width` characters: a longer one keeps its start and end around a `…`.
+pub fn elide(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width {
+        return s.to_string();
+    }
+    let keep = width.saturating_sub(1);
+    let tail = keep / 2;
+    let head: String = s.chars().take(keep - tail).collect();
+    let end: String = s.chars().skip(n - tail).collect();
+    format!("{head}…{end}")
+}
+
 #[cfg(test)]
 mod tests {
-    use super::pad;
+    use super::{elide, pad};
+
+    #[test]
+    fn elides_in_the_middle_to_the_width() {
+        assert_eq!(elide("short", 5), "short");
+        assert_eq!(elide("SB+fence.sc.gpu", 7), "SB+…gpu");
+        assert_eq!(elide("héllo-wörld", 6).chars().count(), 6);
+    }
 
     #[test]
     fn pads_by_characters_and_takes_any_width() {

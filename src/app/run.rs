@@ -104,6 +104,9 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
     batch.run_params = run_params(&plan.params, &dir);
     batch.model_limit = limit;
     batch.json = args.json;
+    if !args.json {
+        batch.start_table(&files);
+    }
     interrupt::install();
     for path in &files {
         if interrupt::requested() || batch.lost.is_some() {
@@ -172,6 +175,8 @@ struct Batch {
     lost: Option<String>,
     /// JSON lines on stdout (each test's record, then the run's) instead of the table.
     json: bool,
+    /// The summary table's layout, once its header is printed: rows follow as tests finish.
+    table: Option<report::summary::Layout>,
 }
 
 impl Batch {
@@ -196,7 +201,28 @@ impl Batch {
             violations: 0,
             lost: None,
             json: false,
+            table: None,
         }
+    }
+
+    /// Prints the run's title and the table's header, fitted to the terminal width with room
+    /// for names as long as the files' stems.
+    fn start_table(&mut self, files: &[PathBuf]) {
+        let longest = files
+            .iter()
+            .filter_map(|p| p.file_stem())
+            .map(|s| s.to_string_lossy().chars().count())
+            .max()
+            .unwrap_or(4);
+        let cpu = self.backend == Backend::Cpu;
+        let layout = report::summary::Layout::fit(crate::text::width(), longest, cpu);
+        let head = format!(
+            "{}{}",
+            report::summary::title(&self.record),
+            layout.header()
+        );
+        self.bar.suspend(|| print!("{head}"));
+        self.table = Some(layout);
     }
 
     /// Reports a test that did not run and records it in `skipped_tests`.
@@ -290,6 +316,9 @@ impl Batch {
         if self.json {
             let line = serde_json::to_string(&rec)?;
             self.bar.suspend(|| println!("{line}"));
+        } else if let Some(layout) = &self.table {
+            let row = layout.row(&rec);
+            self.bar.suspend(|| print!("{row}"));
         }
         self.writer.add(rec)?;
         self.bar.inc(1);
@@ -330,7 +359,11 @@ impl Batch {
             println!("{}", serde_json::to_string(&self.record)?);
             eprintln!("result set: {}", dir.display());
         } else {
-            print!("{}", report::summary::render(&self.record, &tests));
+            // The rows were printed as the tests finished.
+            if partial {
+                println!("run {}: PARTIAL", self.record.run_id);
+            }
+            println!("{}", report::summary::totals_line(&self.record, &tests));
             println!("result set: {}", dir.display());
         }
         if self.backend == Backend::Cpu {
@@ -476,7 +509,7 @@ fn run_one(
         let (weak, bad) = classify(verdict, p.histogram);
         let secs = p.elapsed_s.max(1e-9);
         bar.set_message(format!(
-            "{name}: {:.3e} inst/s, {:.3e} weak/s, {} violations in this test, {} before",
+            "{name}: {:.3e} inst/s, {:.3e} weak/s, {} violations ({} before)",
             p.instances as f64 / secs,
             weak as f64 / secs,
             bad,
@@ -615,8 +648,11 @@ fn progress_bar(tests: u64, quiet: bool) -> ProgressBar {
     }
     let bar = ProgressBar::new(tests);
     bar.set_style(
-        ProgressStyle::with_template("[{elapsed_precise}] {pos}/{len} tests  {wide_msg}")
-            .expect("the template is valid"),
+        // The ETA comes from the rate of finished tests: each takes about `--time`.
+        ProgressStyle::with_template(
+            "[{elapsed_precise}] {bar:20} {pos}/{len} tests, {per_sec}, ETA {eta}  {wide_msg}",
+        )
+        .expect("the template is valid"),
     );
     bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar

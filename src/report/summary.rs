@@ -1,82 +1,186 @@
-//! The plain-text conformance summary printed at the end of `run` (and by `report`):
-//! violations first, then every test with its counts, condition observation and weak rate.
+//! The plain-text conformance summary printed by `run` (row by row, as tests finish) and by
+//! `report`: every test with its counts, condition observation and weak rate, fitted to the
+//! terminal width, then totals.
 
 use super::format;
 use crate::results::{judge_model, JudgeModel, RunRecord, TestRecord};
-use crate::text::pad;
+use crate::text::{elide, pad};
 use crate::verdict::Status;
 use std::fmt::Write;
 
-/// The summary of a run: one line per test, violations first, then totals.
+/// The summary of a run, fitted to [`crate::text::width`]: violations first, then totals.
 pub fn render(run: &RunRecord, tests: &[TestRecord]) -> String {
-    let mut s = String::new();
+    render_in(run, tests, crate::text::width())
+}
+
+/// The summary of a run with no line wider than `width` characters (when `width` leaves room
+/// for the narrowest layout, 61 characters).
+pub fn render_in(run: &RunRecord, tests: &[TestRecord], width: usize) -> String {
+    let mut s = title(run);
+    if run.partial {
+        s.insert_str(s.find('\n').unwrap_or(s.len()), ", PARTIAL");
+    }
+    let longest = tests.iter().map(|t| t.name.chars().count()).max();
+    // The CPU backend's rates hold for the CPU it got: shown per test when recorded.
+    let cpu = tests.iter().any(|t| t.notes.contains_key("cpu_used"));
+    let layout = Layout::fit(width, longest.unwrap_or(4), cpu);
+    s.push_str(&layout.header());
+    for t in ordered(tests) {
+        s.push_str(&layout.row(t));
+    }
+    let _ = writeln!(s, "{}", totals_line(run, tests));
+    s
+}
+
+/// The lines naming the run (its id, backend, machine and seed) and a non-default judging model.
+pub fn title(run: &RunRecord) -> String {
     let machine = run
         .provenance
         .get("gpu")
         .or_else(|| run.provenance.get("cpu"))
         .map(|m| format!(" ({m})"))
         .unwrap_or_default();
-    let _ = writeln!(
-        s,
-        "run {} on {}{machine}, seed {}{}",
-        run.run_id,
-        run.backend,
-        run.parameters.seed,
-        if run.partial { ", PARTIAL" } else { "" }
+    let mut s = format!(
+        "run {} on {}{machine}, seed {}\n",
+        run.run_id, run.backend, run.parameters.seed
     );
     let model = JudgeModel::of_run(run);
     if model.checker != judge_model::BUILT_IN {
         let _ = writeln!(s, "judged by the model {}", model.label());
     }
-    let name_w = tests
-        .iter()
-        .map(|t| t.name.chars().count())
-        .max()
-        .unwrap_or(4)
-        .max(4);
-    // The CPU backend's rates hold for the CPU it got: shown per test when recorded.
-    let cpu = tests.iter().any(|t| t.notes.contains_key("cpu_used"));
-    let _ = writeln!(
-        s,
-        "{:<10}  {}  {:>15}  {:>13}  {:>13}  {:>9}  {:>9}  {:<9}  {:>9}{}",
-        "status",
-        pad("test", name_w),
-        "instances",
-        "sc",
-        "weak",
-        "forbidden",
-        "unexpect",
-        "condition",
-        "weak/inst",
-        if cpu { "    cpu" } else { "" }
-    );
-    for t in ordered(tests) {
+    s
+}
+
+/// A column after `status` and `test`.
+#[derive(Clone, Copy, PartialEq)]
+enum Col {
+    Instances,
+    Sc,
+    Weak,
+    Forbidden,
+    Unexpected,
+    Condition,
+    WeakRate,
+    Cpu,
+}
+
+/// Dropped first when the terminal is narrow: the least telling columns (sc and instances
+/// follow from weak and the rate; unexpected counts are rare and also reported on stderr).
+const DROP_ORDER: [Col; 5] = [
+    Col::Unexpected,
+    Col::Sc,
+    Col::Instances,
+    Col::Cpu,
+    Col::WeakRate,
+];
+
+/// Width of `status` plus its gap, and the narrowest a test name gets before columns go.
+const STATUS_W: usize = 12;
+const MIN_NAME_W: usize = 12;
+
+impl Col {
+    fn head(self) -> &'static str {
+        match self {
+            Col::Instances => "instances",
+            Col::Sc => "sc",
+            Col::Weak => "weak",
+            Col::Forbidden => "forbidden",
+            Col::Unexpected => "unexpect",
+            Col::Condition => "condition",
+            Col::WeakRate => "weak/inst",
+            Col::Cpu => "cpu",
+        }
+    }
+
+    fn width(self) -> usize {
+        match self {
+            Col::Instances => 15,
+            Col::Sc | Col::Weak => 13,
+            Col::Cpu => 5,
+            _ => 9,
+        }
+    }
+
+    fn cell(self, t: &TestRecord) -> String {
+        let v = &t.verdict;
+        match self {
+            Col::Instances => format::count(v.instances),
+            Col::Sc => format::count(v.counts.sc),
+            Col::Weak => format::count(v.counts.weak),
+            Col::Forbidden => format::count(v.counts.forbidden),
+            Col::Unexpected => format::count(v.counts.unexpected),
+            Col::Condition => v.observation.to_string(),
+            Col::WeakRate => format::rate(t.rates.weak_per_instance),
+            Col::Cpu => t.notes.get("cpu_used").cloned().unwrap_or("-".into()),
+        }
+    }
+
+    /// Right-aligned `text` in the column, after its two-space gap.
+    fn show(self, text: &str) -> String {
+        let w = self.width();
+        if self == Col::Condition {
+            format!("  {}", pad(text, w))
+        } else {
+            format!("  {text:>w$}")
+        }
+    }
+}
+
+/// The summary's columns and test-name width for one terminal width.
+pub struct Layout {
+    name_w: usize,
+    cols: Vec<Col>,
+}
+
+impl Layout {
+    /// Fits the table in `width` characters: test names up to `longest` characters, and the
+    /// `cpu` column when `cpu`; columns are dropped in [`DROP_ORDER`] while names would get
+    /// narrower than 12 characters, and longer names are elided.
+    pub fn fit(width: usize, longest: usize, cpu: bool) -> Layout {
+        use Col::*;
+        let all = [
+            Instances, Sc, Weak, Forbidden, Unexpected, Condition, WeakRate, Cpu,
+        ];
+        let mut cols: Vec<Col> = all.into_iter().filter(|&c| cpu || c != Cpu).collect();
+        let used = |cols: &[Col]| STATUS_W + cols.iter().map(|c| c.width() + 2).sum::<usize>();
+        for drop in DROP_ORDER {
+            if used(&cols) + MIN_NAME_W <= width {
+                break;
+            }
+            cols.retain(|&c| c != drop);
+        }
+        let room = width.saturating_sub(used(&cols)).max(MIN_NAME_W);
+        Layout {
+            name_w: longest.max(4).min(room),
+            cols,
+        }
+    }
+
+    /// The column headings, one line.
+    pub fn header(&self) -> String {
+        let mut s = format!("{:<10}  {}", "status", pad("test", self.name_w));
+        for c in &self.cols {
+            s.push_str(&c.show(c.head()));
+        }
+        s.push('\n');
+        s
+    }
+
+    /// One test's line.
+    pub fn row(&self, t: &TestRecord) -> String {
         let v = &t.verdict;
         let status = match v.status {
             Status::Violation => "VIOLATION",
             Status::Conformant | Status::NoData => v.status.as_str(),
         };
-        let _ = writeln!(
-            s,
-            "{:<10}  {}  {:>15}  {:>13}  {:>13}  {:>9}  {:>9}  {:<9}  {:>9}{}",
-            status,
-            pad(&t.name, name_w),
-            format::count(v.instances),
-            format::count(v.counts.sc),
-            format::count(v.counts.weak),
-            format::count(v.counts.forbidden),
-            format::count(v.counts.unexpected),
-            v.observation.to_string(),
-            format::rate(t.rates.weak_per_instance),
-            match (cpu, t.notes.get("cpu_used")) {
-                (true, Some(c)) => format!("  {c:>5}"),
-                (true, None) => format!("  {:>5}", "-"),
-                (false, _) => String::new(),
-            }
-        );
+        let name = pad(&elide(&t.name, self.name_w), self.name_w);
+        let mut s = format!("{status:<10}  {name}");
+        for c in &self.cols {
+            s.push_str(&c.show(&c.cell(t)));
+        }
+        s.push('\n');
+        s
     }
-    let _ = writeln!(s, "{}", totals_line(run, tests));
-    s
 }
 
 /// Violations first (most violating instances first), then by name and path.
