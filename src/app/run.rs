@@ -21,8 +21,9 @@ use crate::model::ModelVerdict;
 use crate::report;
 use crate::results::{self, Parameters, RunRecord, Shard, SkippedTest, TestRecord, RUN_FORMAT};
 use crate::verdict::{Class, Status};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -96,7 +97,19 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
     // The target is checked and locked before the first test runs, so that a bad --out, an
     // existing set or a concurrent run costs nothing.
     let writer = results::SetWriter::create(&dir, &record, args.force)?;
-    let mut batch = Batch::new(record, writer, backend, args.quiet, files.len(), plan.model);
+    let per_test = match plan.params.budget {
+        Budget::Seconds(s) => Some(s),
+        Budget::Instances(_) => None,
+    };
+    let mut batch = Batch::new(
+        record,
+        writer,
+        backend,
+        args.quiet,
+        files.len(),
+        plan.model,
+        per_test,
+    );
     for (path, why) in unreadable {
         batch.errors += 1;
         batch.skip(&path, why);
@@ -187,6 +200,7 @@ impl Batch {
         quiet: bool,
         tests: usize,
         model: RunModel,
+        per_test: Option<f64>,
     ) -> Batch {
         Batch {
             record,
@@ -195,7 +209,7 @@ impl Batch {
             run_params: RunParams::new(Budget::Instances(0), 0),
             model,
             model_limit: std::time::Duration::MAX,
-            bar: progress_bar(tests as u64, quiet),
+            bar: progress_bar(tests as u64, quiet, per_test),
             started: Instant::now(),
             errors: 0,
             violations: 0,
@@ -642,20 +656,37 @@ fn report_violation(rec: &TestRecord, backend: Backend, model: &str) {
     }
 }
 
-fn progress_bar(tests: u64, quiet: bool) -> ProgressBar {
+/// The bar on stderr (drawn only on a terminal): tests done, tests/s, time left, and the
+/// running test's message. `per_test` is `--time`, when the budget is a time.
+fn progress_bar(tests: u64, quiet: bool, per_test: Option<f64>) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(tests);
+    let template =
+        "[{elapsed_precise}] {bar:20} {pos}/{len} tests, {per_sec}, ETA {left}  {wide_msg}";
+    let style = ProgressStyle::with_template(template).expect("the template is valid");
     bar.set_style(
-        // The ETA comes from the rate of finished tests: each takes about `--time`.
-        ProgressStyle::with_template(
-            "[{elapsed_precise}] {bar:20} {pos}/{len} tests, {per_sec}, ETA {eta}  {wide_msg}",
-        )
-        .expect("the template is valid"),
+        style.with_key("left", move |s: &ProgressState, w: &mut dyn Write| {
+            let _ = write!(w, "{}", time_left(s, per_test));
+        }),
     );
     bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar
+}
+
+/// The time left: from the rate of finished tests once one has finished; before that, from
+/// `--time` × tests when the budget is a time, else unknown.
+fn time_left(s: &ProgressState, per_test: Option<f64>) -> String {
+    let total = s.len().unwrap_or(0) as f64 * per_test.unwrap_or(0.0);
+    match (s.pos(), per_test) {
+        (0, None) => "?".into(),
+        (0, Some(_)) => {
+            let left = (total - s.elapsed().as_secs_f64()).max(0.0);
+            HumanDuration(std::time::Duration::from_secs_f64(left)).to_string()
+        }
+        _ => HumanDuration(s.eta()).to_string(),
+    }
 }
 
 fn unix_secs() -> u64 {
