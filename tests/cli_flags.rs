@@ -214,7 +214,9 @@ fn zero_instances_is_an_error_and_the_old_names_still_work() {
 #[test]
 fn the_summary_says_conformant_and_no_data_as_the_report_does() {
     let out = fresh("words");
+    // Wide enough that the test's name is not elided in its row.
     let o = bin()
+        .env("COLUMNS", "200")
         .args([
             "run",
             "--backend",

@@ -208,7 +208,7 @@ fn run_is_judged_by_the_chosen_model_which_provenance_report_diff_and_merge_name
         .arg("merge")
         .arg(&a)
         .arg(&c)
-        .args(["-o"])
+        .arg("--out")
         .arg(d.join("m"))
         .output()
         .unwrap();
