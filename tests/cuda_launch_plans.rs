@@ -10,12 +10,7 @@ use ptx_litmus::litmus;
 use std::path::PathBuf;
 
 fn h100() -> DeviceLimits {
-    DeviceLimits {
-        max_threads_per_block: 1024,
-        max_grid_x: i32::MAX as u32,
-        max_shared_per_block: 48 * 1024,
-        cluster_launch: true,
-    }
+    DeviceLimits::h100_sxm()
 }
 
 /// The `k` of `.reqnctapercluster k, 1, 1` in the test kernel, or 0.

@@ -5,7 +5,8 @@
 
 use crate::codegen::{LaunchConfig, Param, PARAMS};
 
-/// What the device allows, read once by `detect`.
+/// What the device allows, read once by `detect`: the launch limits and the per-SM resources
+/// the occupancy calculation ([`super::occupancy`]) divides among CTAs.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceLimits {
     /// Threads per CTA.
@@ -16,6 +17,83 @@ pub struct DeviceLimits {
     pub max_shared_per_block: u32,
     /// Whether the device launches thread-block clusters (compute capability 9.0 and later).
     pub cluster_launch: bool,
+    /// Streaming multiprocessors.
+    pub sms: u32,
+    /// Threads in a warp.
+    pub warp_size: u32,
+    /// Threads resident on one SM.
+    pub max_threads_per_sm: u32,
+    /// CTAs resident on one SM.
+    pub max_ctas_per_sm: u32,
+    /// 32-bit registers of one SM.
+    pub registers_per_sm: u32,
+    /// Registers one thread may use.
+    pub max_registers_per_thread: u32,
+    /// Registers are given to a warp in multiples of this many.
+    pub register_alloc_unit: u32,
+    /// Bytes of shared memory of one SM.
+    pub shared_per_sm: u32,
+    /// Bytes of shared memory one CTA may use after opting in.
+    pub max_shared_per_block_optin: u32,
+    /// Bytes of shared memory the system reserves for each resident CTA.
+    pub reserved_shared_per_block: u32,
+    /// Shared memory is given to a CTA in multiples of this many bytes.
+    pub shared_alloc_unit: u32,
+    /// Peak memory clock in kHz (0 when unknown).
+    pub memory_clock_khz: u32,
+    /// Width of the memory bus in bits (0 when unknown).
+    pub memory_bus_bits: u32,
+}
+
+impl DeviceLimits {
+    /// An H100 SXM5 (compute capability 9.0, 132 SMs, HBM3 at 2.619 GHz on a 5,120-bit bus:
+    /// 3.35 TB/s). The per-SM limits are those of compute capability 9.0 in NVIDIA's CUDA C++
+    /// Programming Guide, "Compute Capabilities", technical specifications table
+    /// (docs.nvidia.com/cuda/cuda-programming-guide/05-appendices/compute-capabilities.html):
+    /// 2,048 resident threads, 32 resident CTAs and 64 K 32-bit registers per SM, at most 255
+    /// registers per thread, 228 KiB of shared memory per SM of which one CTA may use 227 KiB
+    /// (1 KiB reserved per CTA); the allocation units (256 registers per warp, 128 bytes of
+    /// shared memory) are those of NVIDIA's occupancy calculator for that capability.
+    pub fn h100_sxm() -> DeviceLimits {
+        DeviceLimits {
+            max_threads_per_block: 1024,
+            max_grid_x: i32::MAX as u32,
+            max_shared_per_block: 48 * 1024,
+            cluster_launch: true,
+            sms: 132,
+            warp_size: 32,
+            max_threads_per_sm: 2048,
+            max_ctas_per_sm: 32,
+            registers_per_sm: 65536,
+            max_registers_per_thread: 255,
+            register_alloc_unit: 256,
+            shared_per_sm: 228 * 1024,
+            max_shared_per_block_optin: 227 * 1024,
+            reserved_shared_per_block: 1024,
+            shared_alloc_unit: 128,
+            memory_clock_khz: 2_619_000,
+            memory_bus_bits: 5120,
+        }
+    }
+
+    /// An H200 (compute capability 9.0, 132 SMs, the H100's per-SM limits), HBM3e on a
+    /// 6,144-bit bus at the 3.125 GHz that gives NVIDIA's stated 4.8 TB/s (a device reports
+    /// its own clock, which `detect` reads).
+    pub fn h200() -> DeviceLimits {
+        DeviceLimits {
+            memory_clock_khz: 3_125_000,
+            memory_bus_bits: 6144,
+            ..DeviceLimits::h100_sxm()
+        }
+    }
+
+    /// Peak memory bandwidth in bytes per second: memory clock × bus width × 2 (double data
+    /// rate), or `None` when the device did not say.
+    pub fn bandwidth_bytes_per_s(&self) -> Option<f64> {
+        (self.memory_clock_khz > 0 && self.memory_bus_bits > 0).then(|| {
+            f64::from(self.memory_clock_khz) * 1e3 * f64::from(self.memory_bus_bits) / 8.0 * 2.0
+        })
+    }
 }
 
 /// How the cluster dimension of a launch is given.
@@ -180,12 +258,19 @@ mod tests {
     use super::*;
 
     fn h100() -> DeviceLimits {
-        DeviceLimits {
-            max_threads_per_block: 1024,
-            max_grid_x: i32::MAX as u32,
-            max_shared_per_block: 48 * 1024,
-            cluster_launch: true,
-        }
+        DeviceLimits::h100_sxm()
+    }
+
+    #[test]
+    fn bandwidth_is_clock_times_bus_width_times_two() {
+        let tb = |l: DeviceLimits| l.bandwidth_bytes_per_s().unwrap() / 1e12;
+        assert!((tb(DeviceLimits::h100_sxm()) - 3.35).abs() < 0.01);
+        assert!((tb(DeviceLimits::h200()) - 4.8).abs() < 0.01);
+        let unknown = DeviceLimits {
+            memory_bus_bits: 0,
+            ..DeviceLimits::h100_sxm()
+        };
+        assert_eq!(unknown.bandwidth_bytes_per_s(), None);
     }
 
     fn config(grid: u32, block: u32, cluster: Option<[u32; 3]>) -> LaunchConfig {

@@ -95,6 +95,39 @@ pub fn gpu(ordinal: i32) -> Result<&'static Gpu, String> {
     r
 }
 
+/// The launch limits and per-SM resources of `dev`; what the driver does not report (the
+/// allocation units, the registers per thread) is the compute capability 9.0 value.
+fn limits(dev: sys::CUdevice) -> Result<DeviceLimits, String> {
+    let get = |a| attribute(dev, a).map(|v| v.max(0) as u32);
+    let or_model = |a, v: u32| attribute(dev, a).map_or(v, |r| r.max(0) as u32);
+    let model = DeviceLimits::h100_sxm();
+    Ok(DeviceLimits {
+        max_threads_per_block: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+        max_grid_x: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)?,
+        max_shared_per_block: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK)?,
+        cluster_launch: or_model(Attr::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH, 0) != 0,
+        sms: get(Attr::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?,
+        warp_size: get(Attr::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
+        max_threads_per_sm: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?,
+        max_ctas_per_sm: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR)?,
+        registers_per_sm: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_REGISTERS_PER_MULTIPROCESSOR)?,
+        max_registers_per_thread: model.max_registers_per_thread,
+        register_alloc_unit: model.register_alloc_unit,
+        shared_per_sm: get(Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR)?,
+        max_shared_per_block_optin: or_model(
+            Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+            model.max_shared_per_block_optin,
+        ),
+        reserved_shared_per_block: or_model(
+            Attr::CU_DEVICE_ATTRIBUTE_RESERVED_SHARED_MEMORY_PER_BLOCK,
+            model.reserved_shared_per_block,
+        ),
+        shared_alloc_unit: model.shared_alloc_unit,
+        memory_clock_khz: or_model(Attr::CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE, 0),
+        memory_bus_bits: or_model(Attr::CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH, 0),
+    })
+}
+
 /// Reads one device attribute.
 fn attribute(dev: sys::CUdevice, attr: Attr) -> Result<i32, String> {
     let mut v = 0;
@@ -184,16 +217,7 @@ fn open(ordinal: i32) -> Result<Gpu, String> {
         pci_bus: optional(Attr::CU_DEVICE_ATTRIBUTE_PCI_BUS_ID),
         driver_api: api,
         driver_release: provenance::driver_release(),
-        limits: DeviceLimits {
-            max_threads_per_block: attribute(dev, Attr::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?
-                as u32,
-            max_grid_x: attribute(dev, Attr::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X)? as u32,
-            max_shared_per_block: attribute(
-                dev,
-                Attr::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK,
-            )? as u32,
-            cluster_launch: optional(Attr::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH).unwrap_or(0) != 0,
-        },
+        limits: limits(dev)?,
     };
     let mut ctx = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the primary context is retained for the life of the process.

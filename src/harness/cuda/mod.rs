@@ -6,7 +6,10 @@
 //!
 //! Pure parts (no driver calls; unit-tested without a GPU):
 //! - `support`: the driver, compute-capability and PTX-ISA requirements, JIT log text;
-//! - `config`: launch configuration checked against the device, cluster mode, argument order;
+//! - `config`: launch configuration checked against the device, cluster mode, argument order,
+//!   the device's limits (an H100 SXM and an H200 as models);
+//! - `occupancy`: CTAs per SM from a kernel's threads, registers and shared memory, and the
+//!   grid that fills the GPU in whole clusters;
 //! - `seeds`: per-launch seeds from the run's seed and the test's name (replayable placement);
 //! - `schedule`: how many launches to enqueue between two host synchronisations;
 //! - `tally`: decoding of the device histogram, the checksum and the stress self-test;
@@ -42,6 +45,7 @@ mod config;
 mod driver;
 mod launch;
 mod module;
+pub mod occupancy;
 mod options;
 mod provenance;
 mod runner;

@@ -138,12 +138,7 @@ mod tests {
             pci_bus: Some(25),
             driver_api: 12040,
             driver_release: Some("550.54.15".into()),
-            limits: DeviceLimits {
-                max_threads_per_block: 1024,
-                max_grid_x: i32::MAX as u32,
-                max_shared_per_block: 49152,
-                cluster_launch: true,
-            },
+            limits: DeviceLimits::h100_sxm(),
         }
     }
 
