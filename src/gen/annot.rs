@@ -3,7 +3,7 @@
 //! serves every scope of a family.
 
 use super::GenError;
-use crate::litmus::ast::{Placement, Scope};
+use crate::litmus::ast::{Placement, ProxyFenceKind, Scope};
 
 /// Whether an event reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,6 +29,70 @@ pub enum Access {
     Volatile,
     /// `atom.rlx|acq|rel|acq_rel`: the write is an `atom.exch` with these semantics.
     Rmw(RmwKind),
+    /// `ali`, `tex`, `sur`, `con`: a weak access through another name of the location.
+    Via(Via),
+}
+
+/// Another name for a location, and the proxy an access through it uses (PTX ISA §8.9.5).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Via {
+    /// `ali`: a generic alias, another virtual address of the same memory (`ld`/`st`).
+    Alias,
+    /// `tex`: the texture proxy (`tld`, reads only).
+    Texture,
+    /// `sur`: the surface proxy (`suld`, `sust`).
+    Surface,
+    /// `con`: the constant proxy (`cold`, reads only).
+    Constant,
+}
+
+impl Via {
+    /// Every kind of name, in the order of their tokens.
+    pub const ALL: [Via; 4] = [Via::Alias, Via::Texture, Via::Surface, Via::Constant];
+
+    /// The cycle language's token.
+    pub fn short(self) -> &'static str {
+        match self {
+            Via::Alias => "ali",
+            Via::Texture => "tex",
+            Via::Surface => "sur",
+            Via::Constant => "con",
+        }
+    }
+
+    /// The proxy of the alias declaration (`x_tex @ texture aliases x`).
+    pub fn proxy_word(self) -> &'static str {
+        match self {
+            Via::Alias => "generic",
+            Via::Texture => "texture",
+            Via::Surface => "surface",
+            Via::Constant => "constant",
+        }
+    }
+
+    /// The proxy fence that lets an access through this name see (or be seen by) generic
+    /// accesses of the location.
+    pub fn fence(self) -> ProxyFenceKind {
+        match self {
+            Via::Alias => ProxyFenceKind::Alias,
+            Via::Texture => ProxyFenceKind::Texture,
+            Via::Surface => ProxyFenceKind::Surface,
+            Via::Constant => ProxyFenceKind::Constant,
+        }
+    }
+
+    /// The instruction of an access in direction `dir`; `None` where the proxy has none.
+    pub fn mnemonic(self, dir: Dir) -> Option<&'static str> {
+        match (self, dir) {
+            (Via::Alias, Dir::R) => Some("ld"),
+            (Via::Alias, Dir::W) => Some("st"),
+            (Via::Texture, Dir::R) => Some("tld"),
+            (Via::Surface, Dir::R) => Some("suld"),
+            (Via::Surface, Dir::W) => Some("sust"),
+            (Via::Constant, Dir::R) => Some("cold"),
+            _ => None,
+        }
+    }
 }
 
 /// The semantics of an `atom.exch` write.
@@ -44,14 +108,16 @@ pub enum RmwKind {
     AcqRel,
 }
 
-/// A fence: `fence.sc`, `fence.acq_rel`, `fence.acquire`, `fence.release` with a scope, or a
-/// `membar` at a level.
+/// A fence: `fence.sc`, `fence.acq_rel`, `fence.acquire`, `fence.release` with a scope, a
+/// `membar` at a level, or a proxy fence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FenceKind {
     /// `fence.{sc,acq_rel,acquire,release}[.scope]`.
     Fence(FenceSem, Option<Scope>),
     /// `membar.cta|gl|sys` (`fence.sc` at cta, gpu, sys on sm_70+).
     Membar(Scope),
+    /// `fence.proxy.{alias,texture,surface,constant}` (no scope: it acts in its CTA).
+    Proxy(ProxyFenceKind),
 }
 
 /// The semantics of a `fence`.
@@ -94,9 +160,21 @@ fn scope_word(s: &str) -> Option<Scope> {
 }
 
 impl FenceKind {
-    /// Parses the text inside `Fence(...)`: `sc.gpu`, `acq_rel`, `membar.gl`, ...
+    /// Parses the text inside `Fence(...)`: `sc.gpu`, `acq_rel`, `membar.gl`,
+    /// `proxy.texture`, ...
     pub fn parse(s: &str) -> Result<FenceKind, GenError> {
         let (head, rest) = s.split_once('.').unwrap_or((s, ""));
+        if head == "proxy" {
+            return ProxyFenceKind::ALL
+                .into_iter()
+                .find(|k| k.as_str() == rest)
+                .map(FenceKind::Proxy)
+                .ok_or_else(|| {
+                    GenError::msg(format!(
+                        "`proxy.{rest}`: expected alias, texture, surface or constant"
+                    ))
+                });
+        }
         if head == "membar" {
             let level = match rest {
                 "cta" => Scope::Cta,
@@ -117,7 +195,7 @@ impl FenceKind {
             "release" => FenceSem::Release,
             _ => {
                 return Err(GenError::msg(format!(
-                    "fence `{s}`: expected sc, acq_rel, acquire, release or membar"
+                    "fence `{s}`: expected sc, acq_rel, acquire, release, membar or proxy"
                 )))
             }
         };
@@ -143,6 +221,7 @@ impl FenceKind {
     pub fn instr(self) -> String {
         match self {
             FenceKind::Membar(level) => format!("membar.{}", membar_word(level)),
+            FenceKind::Proxy(k) => format!("fence.proxy.{}", k.as_str()),
             FenceKind::Fence(sem, scope) => match scope {
                 Some(s) => format!("fence.{}.{}", sem.as_str(), s.as_str()),
                 None => format!("fence.{}", sem.as_str()),
@@ -220,9 +299,9 @@ impl RmwKind {
 }
 
 impl Access {
-    /// Whether the access takes a scope (weak and volatile ones do not).
+    /// Whether the access takes a scope (weak, volatile and proxy ones do not).
     pub fn scoped(self) -> bool {
-        !matches!(self, Access::Weak | Access::Volatile)
+        !matches!(self, Access::Weak | Access::Volatile | Access::Via(_))
     }
 
     /// Whether an event of this direction can have these semantics.
@@ -230,6 +309,7 @@ impl Access {
         match self {
             Access::Acquire => dir == Dir::R,
             Access::Release | Access::Rmw(_) => dir == Dir::W,
+            Access::Via(v) => v.mnemonic(dir).is_some(),
             _ => true,
         }
     }
@@ -242,6 +322,7 @@ impl Access {
             Access::Release => "rel".into(),
             Access::Volatile => "vol".into(),
             Access::Rmw(k) => format!("atom.{}", k.short()),
+            Access::Via(v) => v.short().into(),
         }
     }
 }
@@ -263,7 +344,8 @@ pub fn narrowest(s: Scope, at: &Placement, all: &[Placement]) -> Scope {
 
 impl Annot {
     /// Parses an annotation token: `[Fence(KIND)+]SEM[.SCOPE]`, SEM one of `wk`, `rlx`, `acq`,
-    /// `rel`, `vol`, `atom.rlx`, `atom.acq`, `atom.rel`, `atom.acq_rel`.
+    /// `rel`, `vol`, `atom.rlx`, `atom.acq`, `atom.rel`, `atom.acq_rel`, or a weak access
+    /// through another name of the location: `ali`, `tex`, `sur`, `con`.
     pub fn parse(token: &str) -> Result<Annot, GenError> {
         let (before, rest) = match token.strip_prefix("Fence(") {
             Some(r) => {
@@ -275,7 +357,7 @@ impl Annot {
             None => (None, token),
         };
         let (access, scope_text) = split_access(rest)
-            .ok_or_else(|| GenError::msg(format!("`{token}`: unknown annotation (expected wk, rlx, acq, rel, vol or atom.SEM, then an optional .SCOPE)")))?;
+            .ok_or_else(|| GenError::msg(format!("`{token}`: unknown annotation (expected wk, rlx, acq, rel, vol or atom.SEM, then an optional .SCOPE, or ali, tex, sur, con)")))?;
         let scope = match scope_text {
             None => None,
             Some(s) => Some(
@@ -285,7 +367,7 @@ impl Annot {
         };
         if scope.is_some() && !access.scoped() {
             return Err(GenError::msg(format!(
-                "`{token}`: weak and volatile accesses take no scope"
+                "`{token}`: weak, volatile and proxy accesses take no scope"
             )));
         }
         Ok(Annot {
@@ -351,7 +433,7 @@ fn split_access(s: &str) -> Option<(Access, Option<&str>)> {
         "acq" => Access::Acquire,
         "rel" => Access::Release,
         "vol" => Access::Volatile,
-        _ => return None,
+        w => Access::Via(Via::ALL.into_iter().find(|v| v.short() == w)?),
     };
     Some((access, scope))
 }
@@ -371,12 +453,20 @@ mod tests {
             "atom.acq_rel.gpu",
             "Fence(sc.gpu)+acq.gpu",
             "Fence(membar.gl)+rlx",
+            "tex",
+            "Fence(proxy.constant)+con",
+            "Fence(proxy.alias)+sur",
         ] {
             assert_eq!(Annot::parse(t).unwrap().text(), t);
         }
         assert!(Annot::parse("wk.gpu").is_err());
         assert!(Annot::parse("acq.warp").is_err());
         assert!(Annot::parse("strong").is_err());
+        assert!(Annot::parse("tex.gpu").is_err());
+        assert!(Annot::parse("Fence(proxy.shared)+tex").is_err());
+        assert!(Access::Via(Via::Texture).fits(Dir::R));
+        assert!(!Access::Via(Via::Constant).fits(Dir::W));
+        assert!(Access::Via(Via::Surface).fits(Dir::W));
     }
 
     #[test]

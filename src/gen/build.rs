@@ -2,7 +2,7 @@
 //! litmus text (threads, instructions, the condition that holds exactly when the cycle
 //! happens), parsed back and printed in canonical form.
 
-use super::annot::{Access, Annot, Dir};
+use super::annot::{Access, Annot, Dir, Via};
 use super::cycle::{Cycle, Dep, EdgeKind};
 use super::place::Place;
 use super::skeleton::{loc_name, Event, Skeleton};
@@ -86,14 +86,30 @@ fn access_instr(a: &Annot, dir: Dir, reg: Option<&str>, addr: &str, value: &str)
     let reg = reg.unwrap_or("r_");
     match (a.access, dir) {
         (Access::Rmw(k), _) => format!("atom.{}{scope}.exch {reg}, {addr}, {value}", k.ptx()),
+        (Access::Via(v), Dir::R) => format!("{}.weak {reg}, {addr}", mnemonic(v, dir)),
+        (Access::Via(v), Dir::W) => format!("{}.weak {addr}, {value}", mnemonic(v, dir)),
         (acc, Dir::R) => format!("ld.{}{scope} {reg}, {addr}", sem_word(acc)),
         (acc, Dir::W) => format!("st.{}{scope} {addr}, {value}", sem_word(acc)),
     }
 }
 
+fn mnemonic(v: Via, dir: Dir) -> &'static str {
+    v.mnemonic(dir)
+        .expect("the cycle's check admits only accesses the proxy has")
+}
+
+/// The name through which an access reaches location `loc`: the location's own, or its alias
+/// for the proxy (`x_tex @ texture aliases x`).
+pub fn access_name(loc: usize, access: Access) -> String {
+    match access {
+        Access::Via(v) => format!("{}_{}", loc_name(loc), v.short()),
+        _ => loc_name(loc),
+    }
+}
+
 fn sem_word(a: Access) -> &'static str {
     match a {
-        Access::Weak => "weak",
+        Access::Via(_) | Access::Weak => "weak",
         Access::Relaxed => "relaxed",
         Access::Acquire => "acquire",
         Access::Release => "release",
@@ -113,7 +129,7 @@ fn emit_event(
     if let Some(f) = annot.before {
         code.cells.push(f.instr());
     }
-    let mut addr = loc_name(ev.loc);
+    let mut addr = access_name(ev.loc, annot.access);
     let mut value = ev.value.to_string();
     match dep {
         // `and` with 0 keeps the syntactic dependency and gives the kernel's value analysis a
@@ -205,6 +221,13 @@ pub fn render(v: &Variant) -> Result<Generated, GenError> {
             v.name
         )));
     }
+    let aliases = aliases(&v.cycle, &sk);
+    if v.space == Space::Shared && !aliases.is_empty() {
+        return Err(GenError::msg(format!(
+            "{}: proxies and aliases name global memory only",
+            v.name
+        )));
+    }
     let (cells, conds) = threads_and_condition(&v.cycle, &sk);
     let mut src = format!("PTX {}\n\"Cycle: {}\"\n{{\n", v.name, v.cycle.text());
     for l in 0..sk.locations {
@@ -216,6 +239,15 @@ pub fn render(v: &Variant) -> Result<Generated, GenError> {
                 let _ = writeln!(src, "{} @ shared(P0) = 0;", loc_name(l));
             }
         }
+    }
+    for (l, via) in aliases {
+        let name = access_name(l, Access::Via(via));
+        let _ = writeln!(
+            src,
+            "{name} @ {} aliases {};",
+            via.proxy_word(),
+            loc_name(l)
+        );
     }
     src.push_str("}\n");
     let heads: Vec<String> = places
@@ -248,6 +280,19 @@ pub fn render(v: &Variant) -> Result<Generated, GenError> {
         v.note
     );
     Ok(Generated { test, text })
+}
+
+/// The other names the cycle's accesses use, per location, each once.
+fn aliases(cycle: &Cycle, sk: &Skeleton) -> std::collections::BTreeSet<(usize, Via)> {
+    cycle
+        .events
+        .iter()
+        .zip(&sk.events)
+        .filter_map(|(a, ev)| match a.access {
+            Access::Via(v) => Some((ev.loc, v)),
+            _ => None,
+        })
+        .collect()
 }
 
 fn describe(place: &Place, space: Space) -> String {

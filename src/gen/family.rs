@@ -374,6 +374,45 @@ mod tests {
     }
 
     #[test]
+    fn proxy_accesses_declare_their_alias_and_fence() {
+        let text = "family t\nshape MP wk PodWW rel Rfe acq Fence(proxy.texture)dRR tex Fre\nscope cta\nplacement samecta\n";
+        let f = Family::parse(text, Path::new("family.txt")).unwrap();
+        let g = f.generate().unwrap();
+        assert_eq!(g.len(), 1);
+        assert_eq!(
+            g[0].test.name,
+            "MP+wk_rel.cta+acq.cta_fence.proxy.texture_tex-samecta"
+        );
+        for line in [
+            "x_tex @ texture aliases x;",
+            "fence.proxy.texture",
+            "tld.weak r1, x_tex",
+        ] {
+            assert!(g[0].text.contains(line), "{line}: {}", g[0].text);
+        }
+        let bad = "family t\nshape MP wk PodWW rel Rfe acq PodRR rlx Fre\nspace shared\nplacement samecta\n";
+        let shared = "family t\nshape MP tex PodWW rel Rfe acq PodRR rlx Fre\n";
+        assert!(Family::parse(bad, Path::new("f"))
+            .unwrap()
+            .generate()
+            .is_ok());
+        let e = Family::parse(shared, Path::new("f"))
+            .unwrap()
+            .generate()
+            .unwrap_err();
+        assert!(
+            e.to_string().contains("`tex` cannot annotate a write"),
+            "{e}"
+        );
+        let sur_shared = "family t\nshape MP wk PodWW rel Rfe acq PodRR sur Fre\nspace shared\nplacement samecta\n";
+        let e = Family::parse(sur_shared, Path::new("f"))
+            .unwrap()
+            .generate()
+            .unwrap_err();
+        assert!(e.to_string().contains("global memory only"), "{e}");
+    }
+
+    #[test]
     fn bad_family_lines_name_file_and_line() {
         let e = Family::parse("family t\nshape MP PodWW Rfe\nsize 3\n", Path::new("f.txt"))
             .unwrap_err();

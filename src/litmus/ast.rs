@@ -585,6 +585,26 @@ impl Scope {
     }
 }
 
+impl ProxyFenceKind {
+    /// Every proxy fence, in the ISA's order.
+    pub const ALL: [ProxyFenceKind; 4] = [
+        ProxyFenceKind::Alias,
+        ProxyFenceKind::Texture,
+        ProxyFenceKind::Surface,
+        ProxyFenceKind::Constant,
+    ];
+
+    /// The PTX spelling after `fence.proxy.`: `alias`, `texture`, `surface`, `constant`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProxyFenceKind::Alias => "alias",
+            ProxyFenceKind::Texture => "texture",
+            ProxyFenceKind::Surface => "surface",
+            ProxyFenceKind::Constant => "constant",
+        }
+    }
+}
+
 impl Sem {
     /// The PTX spelling without the dot.
     pub fn as_str(self) -> &'static str {

@@ -510,13 +510,7 @@ fn fence(p: &Parser<'_>, q: &mut Quals) -> Result<Fence, ParseError> {
         let kind = q.require(
             p,
             "a proxy kind (`.alias`, `.texture`, `.surface`, `.constant`)",
-            |w| match w {
-                "alias" => Some(ProxyFenceKind::Alias),
-                "texture" => Some(ProxyFenceKind::Texture),
-                "surface" => Some(ProxyFenceKind::Surface),
-                "constant" => Some(ProxyFenceKind::Constant),
-                _ => None,
-            },
+            |w| ProxyFenceKind::ALL.into_iter().find(|k| k.as_str() == w),
         )?;
         q.finish(p)?;
         return Ok(Fence::Proxy(kind));

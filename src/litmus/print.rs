@@ -215,15 +215,7 @@ pub fn instr(i: &Instr) -> String {
             };
             format!("membar.{l}")
         }
-        Instr::Fence(Fence::Proxy(kind)) => {
-            let k = match kind {
-                ProxyFenceKind::Alias => "alias",
-                ProxyFenceKind::Texture => "texture",
-                ProxyFenceKind::Surface => "surface",
-                ProxyFenceKind::Constant => "constant",
-            };
-            format!("fence.proxy.{k}")
-        }
+        Instr::Fence(Fence::Proxy(kind)) => format!("fence.proxy.{}", kind.as_str()),
         Instr::Barrier(Barrier::Cta {
             op,
             id,
