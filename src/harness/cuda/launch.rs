@@ -95,6 +95,21 @@ impl Launcher {
     }
 }
 
+impl Launcher {
+    /// The clusters of this launch's shape that the device holds at once
+    /// (`cuOccupancyMaxActiveClusters`; the kernel's stated cluster size when the launch sets
+    /// none).
+    pub fn max_active_clusters(&self) -> Result<u32, String> {
+        let mut n = 0;
+        // SAFETY: valid out-pointer; `config` and its attributes are owned by `self`.
+        check(
+            unsafe { sys::cuOccupancyMaxActiveClusters(&mut n, self.func, &self.config) },
+            &format!("cuOccupancyMaxActiveClusters({})", self.entry),
+        )?;
+        Ok(n.max(0) as u32)
+    }
+}
+
 /// Waits, a bounded time, for everything queued on a stream when dropped, so that no kernel
 /// still runs when the buffers and module it uses are freed, even when a run ends early with
 /// an error. If the wait gives up, the device is lost and nothing is freed.

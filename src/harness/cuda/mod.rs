@@ -43,6 +43,7 @@ mod buffers;
 pub mod compiler;
 mod config;
 mod driver;
+mod fit;
 mod launch;
 mod module;
 pub mod occupancy;
@@ -62,7 +63,7 @@ pub use provenance::DeviceInfo;
 pub use runner::{LaunchStats, Program};
 pub use seeds::LaunchSeeds;
 
-use crate::codegen::CodegenError;
+use crate::codegen::{CodegenError, Kernel, Stress};
 use crate::harness::BackendOptions;
 use crate::harness::{Control, Counts, RunError, RunInfo, RunParams, TestRun};
 use crate::litmus::ast::Test;
@@ -110,18 +111,49 @@ pub fn run_measured(
     }
     // A kernel whose barriers never complete would hang the GPU: refused before launch.
     crate::codegen::deadlock::check(test).map_err(|(_, why)| RunError::Unsupported(why))?;
-    let kernel = crate::codegen::build(test, &params.stress).map_err(|e| match e {
-        CodegenError::Unsupported { .. } => RunError::Unsupported(e.to_string()),
-        other => RunError::Failed(other.to_string()),
-    })?;
-    let prog = Program {
+    let kernel = sized_kernel(test, params)?;
+    run_program(&program(test, &kernel), test.threads.len(), params, control)
+}
+
+/// The kernel of `test` under `params.stress`, generated for a grid that fills the device
+/// when the backend's `grid=fill` and the preset's own grid allow it
+/// ([`occupancy::fills`]): the preset's kernel is loaded once to read its registers and
+/// shared memory, then generated again for one full wave of CTAs.
+fn sized_kernel(test: &Test, params: &RunParams) -> Result<Kernel, RunError> {
+    let build = |stress: &Stress| {
+        crate::codegen::build(test, stress).map_err(|e| match e {
+            CodegenError::Unsupported { .. } => RunError::Unsupported(e.to_string()),
+            other => RunError::Failed(other.to_string()),
+        })
+    };
+    let kernel = build(&params.stress)?;
+    let BackendOptions::Cuda(opts) = &params.options.backend else {
+        return Ok(kernel);
+    };
+    if !opts.fill || !occupancy::fills(&params.stress) {
+        return Ok(kernel);
+    }
+    let gpu = driver::gpu(opts.device).map_err(RunError::Failed)?;
+    support::check_ptx_isa(kernel.ptx_version, gpu.info.driver_api)
+        .map_err(RunError::Unsupported)?;
+    let fit = runner::probe(gpu, &program(test, &kernel), opts)?;
+    let sized = occupancy::fill_stress(&params.stress, &fit.grid);
+    if (sized.testing_ctas, sized.max_ctas) == (params.stress.testing_ctas, params.stress.max_ctas)
+    {
+        return Ok(kernel);
+    }
+    build(&sized)
+}
+
+/// The runner's view of `test`'s generated `kernel`.
+fn program<'a>(test: &'a Test, kernel: &'a Kernel) -> Program<'a> {
+    Program {
         name: &test.name,
         ptx: &kernel.ptx,
         ptx_version: kernel.ptx_version,
         layout: &kernel.layout,
         stress: &kernel.stress,
-    };
-    run_program(&prog, test.threads.len(), params, control)
+    }
 }
 
 /// Runs a generated kernel under `params` (options: see [`CudaOptions`]) and returns its

@@ -6,6 +6,7 @@
 //! `cuOccupancyMaxActiveClusters`) bound the result too. Pure, so tested without a GPU.
 
 use super::config::DeviceLimits;
+use crate::codegen::{Stress, PRESETS};
 use std::fmt;
 
 /// The resources one CTA of a kernel takes.
@@ -191,6 +192,30 @@ pub fn full_grid(
     }
 }
 
+/// Whether a run sizes `stress`'s grid to fill the device: only a named preset's own grid
+/// (`basic`, `interleave`, `stress` with `testing_ctas` and `max_ctas` as the preset has
+/// them); a grid set by hand (`--stress-set`, a stress file) or drawn (`random-<seed>`) is
+/// launched as it is.
+pub fn fills(stress: &Stress) -> bool {
+    PRESETS.contains(&stress.name.as_str())
+        && Stress::preset(&stress.name)
+            .is_some_and(|p| (p.testing_ctas, p.max_ctas) == (stress.testing_ctas, stress.max_ctas))
+}
+
+/// `stress` with a grid of `grid.ctas` CTAs, keeping its share of testing CTAs (at least one
+/// cluster; the rest run memory stress) and everything else.
+pub fn fill_stress(stress: &Stress, grid: &FullGrid) -> Stress {
+    let width = grid.cluster_width.max(1);
+    let share =
+        u64::from(stress.testing_ctas) * u64::from(grid.ctas) / u64::from(stress.max_ctas.max(1));
+    let testing = ((share as u32) / width * width).clamp(width, grid.ctas);
+    Stress {
+        testing_ctas: testing,
+        max_ctas: grid.ctas,
+        ..stress.clone()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -307,5 +332,40 @@ mod tests {
         assert!(occupancy(&h100, &kernel(256, 300, 0))
             .unwrap_err()
             .contains("300 registers"));
+    }
+
+    #[test]
+    fn only_a_presets_own_grid_is_filled_keeping_its_testing_share() {
+        let full = FullGrid {
+            ctas: 1056,
+            cluster_width: 1,
+            clusters: 1056,
+        };
+        for name in PRESETS {
+            assert!(fills(&Stress::preset(name).unwrap()), "{name}");
+        }
+        let mut hand = Stress::full_stress();
+        hand.max_ctas = 300;
+        assert!(!fills(&hand));
+        assert!(!fills(&Stress::random(7)));
+        // `stress` tests on 198 of 264 CTAs: three quarters of the filled grid.
+        let s = fill_stress(&Stress::full_stress(), &full);
+        assert_eq!((s.testing_ctas, s.max_ctas), (792, 1056));
+        assert_eq!(s.cta_size, 256);
+        assert_eq!(
+            s.mem_stress_iterations,
+            Stress::full_stress().mem_stress_iterations
+        );
+        let b = fill_stress(&Stress::basic(), &full);
+        assert_eq!((b.testing_ctas, b.max_ctas), (1056, 1056));
+        // Clusters of 8 over 392 CTAs: 294 testing CTAs round down to 288.
+        let clustered = FullGrid {
+            ctas: 392,
+            cluster_width: 8,
+            clusters: 49,
+        };
+        let c = fill_stress(&Stress::full_stress(), &clustered);
+        assert_eq!((c.testing_ctas, c.max_ctas), (288, 392));
+        assert!(c.validate().is_ok());
     }
 }

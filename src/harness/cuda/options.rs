@@ -21,6 +21,10 @@ pub struct CudaOptions {
     pub wait_s: f64,
     /// What compiles the PTX (`compiler=jit|ptxas:VERSION`, default the driver's JIT).
     pub compiler: Compiler,
+    /// Whether a preset's grid is sized to fill the device (`grid=fill`, the default) or
+    /// launched as the preset states it (`grid=preset`); see
+    /// [`super::occupancy::fills`].
+    pub fill: bool,
 }
 
 /// Seconds a test's waits may take at least (JIT, set-up and a batch of launches).
@@ -34,12 +38,13 @@ impl Default for CudaOptions {
             sass_dir: None,
             wait_s: DEFAULT_WAIT_S,
             compiler: Compiler::Jit,
+            fill: true,
         }
     }
 }
 
 /// Keys this backend understands.
-pub const KEYS: [&str; 5] = ["device", "batch", "sass_dir", "wait_s", "compiler"];
+pub const KEYS: [&str; 6] = ["device", "batch", "sass_dir", "wait_s", "compiler", "grid"];
 
 impl CudaOptions {
     /// Reads the options, rejecting unknown keys and bad values.
@@ -72,6 +77,13 @@ impl CudaOptions {
                         .ok_or_else(|| {
                             format!("cuda option wait_s={v}: expected 0.001..=3600 seconds")
                         })?
+                }
+                "grid" => {
+                    o.fill = match v.as_str() {
+                        "fill" => true,
+                        "preset" => false,
+                        _ => return Err(format!("cuda option grid={v}: expected fill or preset")),
+                    }
                 }
                 "compiler" => o.compiler = v.parse().map_err(|e| format!("cuda option {e}"))?,
                 "sass_dir" if !v.is_empty() => o.sass_dir = Some(PathBuf::from(v)),
@@ -128,5 +140,14 @@ mod tests {
         assert!(CudaOptions::parse(&map(&[("compiler", "nvcc")])).is_err());
         assert!(CudaOptions::parse(&map(&[("wait_s", "0")])).is_err());
         assert!(CudaOptions::parse(&map(&[("wait_s", "nan")])).is_err());
+        assert!(CudaOptions::default().fill);
+        assert!(
+            !CudaOptions::parse(&map(&[("grid", "preset")]))
+                .unwrap()
+                .fill
+        );
+        assert!(CudaOptions::parse(&map(&[("grid", "full")]))
+            .unwrap_err()
+            .contains("fill or preset"));
     }
 }

@@ -7,6 +7,7 @@ use super::buffers::Buffers;
 use super::compiler;
 use super::config::{kernel_args, ClusterMode, LaunchPlan};
 use super::driver::Gpu;
+use super::fit::{self, Fit};
 use super::launch::{Drain, Launcher, Timer};
 use super::module::{function_attribute, Module};
 use super::options::CudaOptions;
@@ -138,9 +139,8 @@ pub fn execute(
             support::log_summary(&module.info_log, 6),
         );
     }
-    if let Ok(regs) = function_attribute(test_fn, FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS) {
-        kernel.insert("kernel.registers".into(), regs.to_string());
-    }
+    let fit = fit::fit(test_fn, &test_plan, &gpu.info.limits, gpu.stream)?;
+    kernel.extend(fit.provenance(&test_plan, &gpu.info.limits));
     kernel.insert("kernel.test_launch".into(), test_plan.describe());
     kernel.insert("kernel.collect_launch".into(), collect_plan.describe());
     kernel.insert(
@@ -236,6 +236,18 @@ pub fn execute(
         partial,
         kernel,
     })
+}
+
+/// How `prog`'s test kernel sits on `gpu`: compiled and loaded as for a run, nothing launched
+/// (the run then sizes its grid from it, see [`super::occupancy::fill_stress`]).
+pub fn probe(gpu: &Gpu, prog: &Program<'_>, opts: &CudaOptions) -> Result<Fit, RunError> {
+    let _owner = gpu.lock.lock().unwrap_or_else(|p| p.into_inner());
+    gpu.bind()?;
+    let (module, _) = compiler::load(prog.ptx, prog.name, gpu.info.compute, &opts.compiler)?;
+    let func = module.function(&prog.layout.test_launch.entry)?;
+    let width = function_attribute(func, FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH)?;
+    let plan = LaunchPlan::new(&prog.layout.test_launch, &gpu.info.limits, width as u32)?;
+    Ok(fit::fit(func, &plan, &gpu.info.limits, gpu.stream)?)
 }
 
 /// Makes the first launch of the test kernel. A kernel that states its cluster size is launched
