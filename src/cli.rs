@@ -532,8 +532,8 @@ pub struct RunArgs {
     /// Seed of every random choice (default: from the clock, recorded in run.json).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Backend option `key=value` (CPU: batch=N, pack=true, sync=instance|round|auto|N);
-    /// repeatable.
+    /// Backend option `key=value` (CPU: batch=N, pack=true, sync=instance|round|auto|N; CUDA:
+    /// device=N, batch=N, wait_s=S, grid=fill|preset); repeatable.
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
     pub options: Vec<String>,
     /// What compiles the PTX on the GPU: `jit` (the driver, the default) or `ptxas:VERSION`
@@ -631,7 +631,8 @@ pub struct BenchGpuArgs {
     /// Stress preset: basic, interleave, stress or random-<seed>.
     #[arg(long, default_value = "basic")]
     pub stress: Stress,
-    /// Backend option `key=value` (device=N, batch=N launches per synchronisation); repeatable.
+    /// Backend option `key=value` (device=N, batch=N launches per synchronisation,
+    /// grid=fill|preset); repeatable.
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
     pub options: Vec<String>,
     /// Seed of the launch seeds.
