@@ -6,9 +6,10 @@
 //! or a GPU.
 //!
 //! Layers, each using only those below it: `ptx` (typed PTX), `func` (a function under
-//! construction), `stress`, `stress_keys` (the incantations set one by one), `domain` (value analysis), `barrier_key`, `soft_barrier` (the
-//! software barrier plan), `layout` (shape, placement, memory, the launch ABI), `lower` (one
-//! role to a function), `emit` (the module and its two kernels).
+//! construction), `stress`, `stress_keys` (the incantations set one by one), `domain` (value
+//! analysis), `barrier_key`, `soft_barrier` (the software barrier plan), `proxy` (what the GPU
+//! can run of a test's proxies), `layout` (shape, placement, memory, the launch ABI), `lower`
+//! (one role to a function), `emit` (the module and its two kernels).
 
 mod barrier_key;
 pub mod deadlock;
@@ -18,6 +19,7 @@ pub mod fragments;
 mod func;
 pub mod layout;
 mod lower;
+pub mod proxy;
 pub mod ptx;
 mod soft_barrier;
 mod stress;

@@ -24,7 +24,7 @@ pub use shape::{RolePlace, Shape, WARP};
 
 use super::stress::Stress;
 use super::CodegenError;
-use crate::litmus::ast::{LocationKind, Test, Value};
+use crate::litmus::ast::{LocationKind, Proxy, Test, Value};
 use crate::outcome::Observable;
 use memory::{Memory, ResultWords};
 use serde::{Deserialize, Serialize};
@@ -99,6 +99,9 @@ impl Layout {
         domains: &[Vec<Value>],
     ) -> Result<Layout, CodegenError> {
         stress.validate().map_err(CodegenError::Invalid)?;
+        if let Some(refused) = super::proxy::refusal(test) {
+            return Err(refused);
+        }
         let shape = Shape::of(test, stress)?;
         let observables = crate::outcome::observables(test);
         let outcome_count = outcome_space(&observables, domains)?;
@@ -149,16 +152,29 @@ impl Layout {
     }
 
     /// The memory view a name reaches its location through: 0 for the location itself, the
-    /// alias's view for a generic alias of a global location, `None` for other aliases.
+    /// alias's view for a generic alias of a global location, its target's for a texture,
+    /// surface or constant alias (which, as in the model, shares its target's address), `None`
+    /// for a generic alias of shared memory.
     pub fn view_of(&self, test: &Test, name: &str) -> Option<u32> {
-        match &test.location(name)?.kind {
-            LocationKind::Memory { .. } => Some(0),
-            LocationKind::Alias { .. } => self
-                .alias_views
-                .iter()
-                .find(|(a, _)| a == name)
-                .map(|(_, v)| *v),
+        let mut name = name;
+        // An alias chain longer than the number of locations is a cycle.
+        for _ in 0..=test.locations.len() {
+            match &test.location(name)?.kind {
+                LocationKind::Memory { .. } => return Some(0),
+                LocationKind::Alias {
+                    proxy: Proxy::Generic,
+                    ..
+                } => {
+                    return self
+                        .alias_views
+                        .iter()
+                        .find(|(a, _)| a == name)
+                        .map(|(_, v)| *v)
+                }
+                LocationKind::Alias { target, .. } => name = target,
+            }
         }
+        None
     }
 
     /// The memory location a (possibly aliased) name refers to.

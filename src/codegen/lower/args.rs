@@ -4,6 +4,7 @@
 
 use super::unsupported;
 use crate::codegen::layout::Layout;
+use crate::codegen::proxy::NO_OBJECTS;
 use crate::codegen::ptx::PSpace;
 use crate::codegen::CodegenError;
 use crate::litmus::ast::{LocationKind, Proxy, Space, Test};
@@ -56,10 +57,9 @@ pub(super) fn memory_of<'t>(
             format!("P{role} accesses {name}, a generic alias of shared memory"),
             "the harness maps second virtual addresses of global memory only",
         )),
-        (LocationKind::Alias { proxy, .. }, None) => Err(unsupported(
-            format!("P{role} accesses {name}, a {proxy:?} alias"),
-            "texture, surface and constant aliases need texture or surface objects or constant \
-             banks bound to the location, which the GPU harness does not create",
+        (LocationKind::Alias { .. }, None) => Err(unsupported(
+            format!("P{role} accesses {name}, an alias of a generic alias of shared memory"),
+            "the harness maps second virtual addresses of global memory only",
         )),
         (LocationKind::Memory { .. }, None) => unreachable!("a memory location is its own view"),
     }
@@ -74,9 +74,12 @@ fn accesses(test: &Test, layout: &Layout, role: usize) -> Result<Vec<(String, u3
         };
         if let Some(proxy) = i.proxy().filter(|p| *p != Proxy::Generic) {
             return Err(unsupported(
-                format!("a {proxy:?}-proxy access of P{role} to {}", a.loc),
-                "texture, surface and constant accesses need texture/surface objects or \
-                 constant banks bound to the location, which the GPU harness does not create",
+                format!(
+                    "a {}-proxy access of P{role} to {}",
+                    format!("{proxy:?}").to_lowercase(),
+                    a.loc
+                ),
+                NO_OBJECTS,
             ));
         }
         let (m, view) = memory_of(test, layout, &a.loc, role)?;

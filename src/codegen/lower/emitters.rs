@@ -6,6 +6,7 @@ use super::args::memory_of;
 use super::frame::soft_index;
 use super::{is_cta_barrier, sync_lines, unsupported, Ctx, TestOp};
 use crate::codegen::layout::as_u32;
+use crate::codegen::proxy::UNSPELLED_FENCE;
 use crate::codegen::ptx::{Order, PAddr, POp, PReg, PSpace, Src};
 use crate::codegen::soft_barrier::{SoftBarrier, GAVE_UP, SOFT_BOUND};
 use crate::codegen::CodegenError;
@@ -260,8 +261,12 @@ fn fence(cx: &mut Ctx, f: &Fence) -> Emitted {
         Fence::Proxy(ProxyFenceKind::Alias) => POp::FenceProxyAlias,
         Fence::Proxy(k) => {
             return Err(unsupported(
-                format!("fence.proxy.{k:?} in P{}", cx.role).to_lowercase(),
-                "texture, surface and constant proxies are not run on the GPU",
+                format!(
+                    "fence.proxy.{} in P{}",
+                    format!("{k:?}").to_lowercase(),
+                    cx.role
+                ),
+                UNSPELLED_FENCE,
             ))
         }
     };

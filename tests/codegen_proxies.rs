@@ -1,0 +1,119 @@
+//! The corpus's mixed-proxy tests on the GPU: each one either emits a kernel or is refused
+//! with the reason `docs/proxies.md` gives for it, and the table there lists every one of them
+//! as the code decides (so the page stays true).
+
+mod common;
+
+use common::sass::kernel;
+use common::*;
+use ptx_litmus::codegen::proxy;
+use ptx_litmus::codegen::CodegenError;
+use ptx_litmus::litmus::ast::{Fence, Instr, Proxy, ProxyFenceKind, Test};
+use std::collections::BTreeMap;
+
+/// The short name `docs/proxies.md` gives a refusal reason.
+fn reason_key(reason: &str) -> &'static str {
+    match reason {
+        r if r == proxy::UNSPELLED_FENCE => "no PTX fence",
+        r if r == proxy::CONSTANT_WRITTEN => "constant written",
+        r if r == proxy::CONSTANT_UNWRITTEN => "no constant view",
+        r if r == proxy::SURFACE_AND_GENERIC => "surface and generic",
+        r if r == proxy::OBJECT_OF_SHARED => "object of shared memory",
+        r if r == proxy::NO_OBJECTS => "no objects yet",
+        _ => "other",
+    }
+}
+
+/// Whether a test accesses memory through the texture, surface or constant proxy, or has one
+/// of their fences: the corpus's 119 mixed-proxy tests.
+fn mixed(test: &Test) -> bool {
+    test.threads.iter().flat_map(|t| &t.body).any(|i| match i {
+        Instr::Fence(Fence::Proxy(k)) => *k != ProxyFenceKind::Alias,
+        _ => i.proxy().is_some_and(|p| p != Proxy::Generic),
+    })
+}
+
+/// Per corpus proxy test file (without `.litmus`; the corpus's `proxy/` folders), whether it
+/// is a mixed-proxy test and its row as `docs/proxies.md` writes it: `runs`, or `refused`,
+/// the construct and the reason's short name.
+fn decided() -> Option<BTreeMap<String, (bool, [String; 3])>> {
+    let c = corpus()?;
+    let dirs = [c.join("Nvidia/proxy"), c.join("Manual/proxy")];
+    let mut rows = BTreeMap::new();
+    for (path, test) in ptx_litmus::litmus::load(&dirs) {
+        let test = test.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let row = match kernel(&test) {
+            Ok(_) => ["runs".into(), String::new(), String::new()],
+            Err(CodegenError::Unsupported { construct, reason }) => {
+                ["refused".into(), construct, reason_key(&reason).into()]
+            }
+            Err(e) => panic!("{}: {e}", path.display()),
+        };
+        // By file: two files of the corpus name their test as another file does.
+        let file = path.file_stem().expect("a test file").to_string_lossy();
+        let old = rows.insert(file.into_owned(), (mixed(&test), row));
+        assert!(old.is_none(), "two files named as {}", path.display());
+    }
+    Some(rows)
+}
+
+/// The rows of the corpus table of `docs/proxies.md`: `| test | GPU | construct | why |`.
+fn documented() -> BTreeMap<String, [String; 3]> {
+    let page = std::fs::read_to_string(root().join("docs/proxies.md")).expect("docs/proxies.md");
+    page.lines()
+        .filter(|l| l.starts_with("| `Proxy-"))
+        .map(|l| {
+            let cells: Vec<String> = l
+                .trim_matches('|')
+                .split('|')
+                .map(|c| c.trim().trim_matches('`').to_string())
+                .chain(std::iter::repeat(String::new()))
+                .take(4)
+                .collect();
+            (cells[0].clone(), [0, 1, 2].map(|k| cells[k + 1].clone()))
+        })
+        .collect()
+}
+
+#[test]
+fn every_corpus_proxy_test_emits_or_is_refused_as_documented() {
+    let Some(rows) = decided() else {
+        eprintln!("../shared/corpus is absent: skipping");
+        return;
+    };
+    let docs = documented();
+    let mut wrong = Vec::new();
+    for (name, (_, row)) in &rows {
+        if docs.get(name) != Some(row) {
+            let [gpu, construct, why] = row;
+            wrong.push(format!("| `{name}` | {gpu} | {construct} | {why} |"));
+        }
+    }
+    let extra: Vec<_> = docs.keys().filter(|k| !rows.contains_key(*k)).collect();
+    assert!(
+        wrong.is_empty() && extra.is_empty(),
+        "docs/proxies.md disagrees with the code; the rows should read:\n{}\nlisted but absent: {extra:?}",
+        wrong.join("\n")
+    );
+    let count = |what: &str| {
+        let hit = |(m, r): &&(bool, [String; 3])| *m && r.iter().any(|c| c == what);
+        rows.values().filter(hit).count()
+    };
+    let mixed = rows.values().filter(|(m, _)| *m).count();
+    eprintln!(
+        "{} corpus proxy tests, {mixed} of them mixed-proxy: {} of those emit, {} are refused \
+         for a fence PTX lacks, {} for surface and generic access to one location, {} for a \
+         written constant",
+        rows.len(),
+        count("runs"),
+        count("no PTX fence"),
+        count("surface and generic"),
+        count("constant written"),
+    );
+    assert_eq!(rows.len(), 129);
+    assert_eq!(mixed, 119);
+    assert_eq!(count("no PTX fence"), 102);
+    assert_eq!(count("no objects yet"), 7);
+    assert_eq!(count("runs"), 0);
+    assert_eq!(count("surface and generic"), 10);
+}
