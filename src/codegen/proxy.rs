@@ -93,11 +93,8 @@ pub fn refusal(test: &Test) -> Option<CodegenError> {
         for i in &thread.body {
             if let Instr::Fence(Fence::Proxy(k)) = i {
                 if !fence_is_spelled(*k) {
-                    let name = format!("{k:?}").to_lowercase();
-                    return Some(refuse(
-                        format!("fence.proxy.{name} in P{t}"),
-                        UNSPELLED_FENCE,
-                    ));
+                    let construct = format!("fence.proxy.{} in P{t}", k.as_str());
+                    return Some(refuse(construct, UNSPELLED_FENCE));
                 }
             }
         }

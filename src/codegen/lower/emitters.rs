@@ -261,11 +261,7 @@ fn fence(cx: &mut Ctx, f: &Fence) -> Emitted {
         Fence::Proxy(ProxyFenceKind::Alias) => POp::FenceProxyAlias,
         Fence::Proxy(k) => {
             return Err(unsupported(
-                format!(
-                    "fence.proxy.{} in P{}",
-                    format!("{k:?}").to_lowercase(),
-                    cx.role
-                ),
+                format!("fence.proxy.{} in P{}", k.as_str(), cx.role),
                 UNSPELLED_FENCE,
             ))
         }
