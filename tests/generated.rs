@@ -7,9 +7,13 @@
 mod common;
 
 use common::*;
+use ptx_litmus::codegen::CodegenError;
 use ptx_litmus::gen::Family;
 use ptx_litmus::harness::Budget;
-use ptx_litmus::litmus::{self, ast::Test};
+use ptx_litmus::litmus::{
+    self,
+    ast::{LocationKind, Proxy, Test},
+};
 use ptx_litmus::model::check;
 use ptx_litmus::sass as optcheck;
 use ptx_litmus::verdict::{judge, Status};
@@ -182,16 +186,36 @@ fn a_sample_of_every_family_assembles_and_keeps_every_operation() {
     {
         return;
     }
-    let tests = sample();
-    let kernels: Vec<_> = tests
-        .iter()
-        .map(|t| common::sass::kernel(t).unwrap_or_else(|e| panic!("{}: {e}", t.name)))
-        .collect();
+    let mut tests = Vec::new();
+    let mut kernels = Vec::new();
+    for t in sample() {
+        match common::sass::kernel(&t) {
+            Ok(k) => {
+                kernels.push(k);
+                tests.push(t);
+            }
+            // Texture, surface and constant proxies are refused by the GPU harness with the
+            // construct named; nothing else may be.
+            Err(CodegenError::Unsupported { construct, .. }) if uses_a_non_generic_proxy(&t) => {
+                eprintln!("{}: not assembled: the GPU refuses {construct}", t.name);
+            }
+            Err(e) => panic!("{}: {e}", t.name),
+        }
+    }
+    assert!(kernels.len() > 60, "only {} kernels", kernels.len());
     let refs: Vec<_> = kernels.iter().collect();
     for (t, r) in tests.iter().zip(optcheck::check_many(&refs, "sm_90")) {
         let c = r.unwrap_or_else(|e| panic!("{}: {e}", t.name));
         assert!(c.ok(), "{}: {}", t.name, c.errors().join("; "));
     }
+}
+
+/// Whether a location of the test is another name for memory through the texture, surface or
+/// constant proxy.
+fn uses_a_non_generic_proxy(t: &Test) -> bool {
+    t.locations
+        .iter()
+        .any(|l| matches!(l.kind, LocationKind::Alias { proxy, .. } if proxy != Proxy::Generic))
 }
 
 #[test]
