@@ -14,13 +14,15 @@
 //! cluster's arrivals. Crossed barriers give no outcome, as in the model.
 
 pub mod axiomatic;
+mod seen;
 
 use super::lower::Program;
 use super::ModelError;
 use crate::litmus::arith::{alu, rmw};
 use crate::litmus::ast::{BarOp, BarRedOp, Barrier, Instr, Operand, Reg, Value};
 use crate::outcome::{Observable, Outcome};
-use std::collections::{BTreeSet, HashSet};
+use seen::{Buffers, Seen};
+use std::collections::BTreeSet;
 
 /// The most states explored before giving up.
 pub const MAX_STATES: usize = 100_000;
@@ -31,7 +33,7 @@ type BarInst = ((Value, Option<Value>), u32);
 /// One state of the interleaving. `core` is flat so that cloning and hashing are cheap:
 /// `[pc; n] [done; n] [cluster arrivals; n] [cluster waits; n] [cluster waiting (-1: no); n]`
 /// then every thread's registers, then memory.
-#[derive(Clone, Hash, PartialEq, Eq)]
+#[derive(Hash, PartialEq, Eq)]
 struct St {
     core: Vec<Value>,
     /// `(thread, key, arrivals)` for CTA barriers.
@@ -48,41 +50,28 @@ struct St {
     quorums: Vec<(usize, Value)>,
 }
 
-/// A fast hasher for states (FxHash-style multiply and rotate).
-#[derive(Default)]
-struct Fx(u64);
+/// Field by field, so that `clone_from` reuses the buffers of a successor.
+impl Clone for St {
+    fn clone(&self) -> St {
+        St {
+            core: self.core.clone(),
+            arrivals: self.arrivals.clone(),
+            waiting: self.waiting.clone(),
+            preds: self.preds.clone(),
+            bets: self.bets.clone(),
+            quorums: self.quorums.clone(),
+        }
+    }
 
-impl std::hash::Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.write_u64(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        for b in chunks.remainder() {
-            self.write_u64(*b as u64);
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_i64(&mut self, i: i64) {
-        self.write_u64(i as u64);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64);
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(i as u64);
+    fn clone_from(&mut self, o: &St) {
+        self.core.clone_from(&o.core);
+        self.arrivals.clone_from(&o.arrivals);
+        self.waiting.clone_from(&o.waiting);
+        self.preds.clone_from(&o.preds);
+        self.bets.clone_from(&o.bets);
+        self.quorums.clone_from(&o.quorums);
     }
 }
-
-type FxBuild = std::hash::BuildHasherDefault<Fx>;
 
 /// Offsets into [`St::core`].
 struct Layout {
@@ -149,18 +138,19 @@ pub fn outcomes(
         prog,
         lay,
         observables,
-        seen: HashSet::default(),
+        seen: Seen::new(),
         out: BTreeSet::new(),
     };
-    ex.seen.insert(st.clone());
-    let mut stack = vec![st];
-    while let Some(s) = stack.pop() {
+    let mut stack: Vec<usize> = ex.seen.insert(&st).into_iter().collect();
+    let mut next = Buffers::new();
+    while let Some(i) = stack.pop() {
         if ex.seen.len() > MAX_STATES {
             return Err(ModelError::TooLarge {
                 what: format!("more than {MAX_STATES} sequentially consistent states"),
             });
         }
-        ex.expand(s, &mut stack);
+        ex.expand(i, &mut next);
+        stack.extend(next.drain().iter().filter_map(|s| ex.seen.insert(s)));
     }
     Ok(ex.out)
 }
@@ -169,7 +159,8 @@ struct Explorer<'a> {
     prog: &'a Program,
     lay: Layout,
     observables: &'a [Observable],
-    seen: HashSet<St, FxBuild>,
+    /// Every state met; the work list holds their numbers.
+    seen: Seen<St>,
     out: BTreeSet<Outcome>,
 }
 
@@ -294,18 +285,27 @@ impl Explorer<'_> {
         false
     }
 
-    fn expand(&mut self, s: St, stack: &mut Vec<St>) {
-        let n = self.lay.n;
-        if (0..n).all(|t| self.done(&s, t)) {
-            self.record(&s);
+    /// Records state `i`'s outcome when every thread is done, else puts its successors in
+    /// `next`.
+    fn expand(&mut self, i: usize, next: &mut Buffers<St>) {
+        let s = self.seen.get(i);
+        if (0..self.lay.n).all(|t| self.done(s, t)) {
+            let o = self.outcome(s);
+            self.out.insert(o);
             return;
         }
+        self.successors(s, next);
+    }
+
+    /// The states one step of one thread leads to from `s`, in thread order.
+    fn successors(&self, s: &St, next: &mut Buffers<St>) {
+        let n = self.lay.n;
         for t in 0..n {
-            if self.done(&s, t) {
+            if self.done(s, t) {
                 continue;
             }
-            if self.blocked(&s, t) {
-                let awaited = self.awaited(&s, t);
+            if self.blocked(s, t) {
+                let awaited = self.awaited(s, t);
                 let waiting = s.waiting.iter().position(|(u, _)| *u == t);
                 let hopeless = |inst: BarInst| {
                     awaited
@@ -316,18 +316,17 @@ impl Explorer<'_> {
                     awaited.is_empty(),
                     waiting.filter(|&i| !hopeless(s.waiting[i].1)),
                 ) {
-                    let mut s2 = s.clone();
+                    let s2 = next.push_copy(s);
                     let (_, inst) = s2.waiting.remove(i);
                     s2.quorums.retain(|(u, _)| *u != t);
                     s2.bets.extend(awaited.into_iter().map(|u| (u, inst)));
                     s2.bets.sort();
                     s2.bets.dedup();
-                    self.finish_red(&mut s2, t, inst.0, inst.1);
-                    self.push(s2, stack);
+                    self.finish_red(s2, t, inst.0, inst.1);
                 }
                 continue;
             }
-            let mut s2 = s.clone();
+            let s2 = next.push_copy(s);
             let cw = self.lay.cl_waiting(t);
             let bar_wait = s2.waiting.iter().position(|(u, _)| *u == t);
             if bar_wait.is_some() || s2.core[cw] >= 0 {
@@ -335,23 +334,14 @@ impl Explorer<'_> {
                 if let Some(i) = bar_wait {
                     let (_, (key, k)) = s2.waiting.remove(i);
                     s2.quorums.retain(|(u, _)| *u != t);
-                    self.finish_red(&mut s2, t, key, k);
+                    self.finish_red(s2, t, key, k);
                 }
                 s2.core[cw] = -1;
-                self.push(s2, stack);
                 continue;
             }
-            if self.step(&mut s2, t) {
-                self.push(s2, stack);
+            if !self.step(s2, t) {
+                next.pop();
             }
-        }
-    }
-
-    /// Queues a state not seen before.
-    fn push(&mut self, s: St, stack: &mut Vec<St>) {
-        if !self.seen.contains(&s) {
-            self.seen.insert(s.clone());
-            stack.push(s);
         }
     }
 
@@ -521,7 +511,8 @@ impl Explorer<'_> {
         self.prog.phys_of(&a.loc)
     }
 
-    fn record(&mut self, s: &St) {
+    /// The observables' values in final state `s`.
+    fn outcome(&self, s: &St) -> Outcome {
         let vals = self
             .observables
             .iter()
@@ -537,6 +528,6 @@ impl Explorer<'_> {
                     .map_or(0, |l| s.core[self.lay.mem(l)]),
             })
             .collect();
-        self.out.insert(Outcome(vals));
+        Outcome(vals)
     }
 }
