@@ -376,9 +376,15 @@ pub struct CheckArgs {
     pub expect: Option<PathBuf>,
     /// Decide each test's condition only: no final states listed or labelled SC, the search
     /// stopping at the first execution that decides it (large tests in seconds rather than
-    /// minutes). Prints the test, Ok or No, the condition and the deciding outcome.
+    /// minutes). Prints the test, the condition, the verdict and the deciding outcome.
     #[arg(long, conflicts_with_all = ["explain", "dot", "model", "expect"])]
     pub verdict_only: bool,
+    /// Print herd7's log layout instead of the model's words: `Test NAME Allowed|Forbidden|
+    /// Required` (the condition's kind, not the verdict), states as `1:r0=1;`, `Ok`/`No`,
+    /// `Observation NAME Never|Sometimes|Always P N` (witnesses counted in states); the hash
+    /// is ptx-litmus's, not herd7's digest.
+    #[arg(long, conflicts_with_all = ["json", "expect", "verdict_only"])]
+    pub herd: bool,
 }
 
 /// Arguments of `model-diff`.

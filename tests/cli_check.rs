@@ -29,11 +29,23 @@ fn text_json_explain_and_dot() {
     let out = bin().arg("check").arg(&d).output().unwrap();
     assert_eq!(out.status.code(), Some(0));
     let text = String::from_utf8(out.stdout).unwrap();
+    // The model's words: no condition kind on the first line to read as a verdict, one
+    // verdict that cannot contradict it.
+    assert!(text.contains("Test MP+rel+acq\nStates 3\n"), "{text}");
     assert!(
-        text.contains("Test MP+rel+acq Allowed\nStates 3\n"),
+        text.contains(
+            "Condition exists (P1:r0 == 1 /\\ P1:r1 == 0)\nVerdict Forbidden: 0 of 3 allowed \
+             states satisfy the proposition, so the condition does not hold (No)\n"
+        ),
         "{text}"
     );
-    assert!(text.contains("Condition exists (P1:r0 == 1 /\\ P1:r1 == 0) is Forbidden"));
+    assert!(
+        text.contains("Test SB\n") && text.contains("\nVerdict Allowed: 1 of 4 allowed"),
+        "{text}"
+    );
+    for herd_only in [" Allowed\n", "Observation", "\nNo\n", "\nOk\n"] {
+        assert!(!text.contains(herd_only), "{herd_only:?} in {text}");
+    }
     assert!(text.contains("P0:r0=0; P1:r1=0;  (weak)"), "{text}");
 
     let out = bin().args(["check", "--json"]).arg(&d).output().unwrap();
@@ -75,6 +87,53 @@ fn text_json_explain_and_dot() {
     let dot = std::fs::read_to_string(dots.join("MP+rel+acq-0.dot")).expect("dot file");
     assert!(dot.starts_with("digraph execution {"));
     assert!(dot.contains("[label=\"rf\""));
+    // The causality cycle is closed by a dashed `cause` edge, bold as every cycle edge.
+    let id = |label: &str| {
+        let line = dot
+            .lines()
+            .find(|l| l.contains(&format!(": {label}\"")))
+            .unwrap();
+        line.trim().split(' ').next().unwrap().to_string()
+    };
+    let (w, r) = (id("P0.0:W.weak x=1"), id("P1.1:R.weak x=0"));
+    let edge = format!("{w} -> {r} [label=\"cause\", color=darkcyan, fontcolor=darkcyan, penwidth=2.5, style=dashed];");
+    assert!(dot.contains(&edge), "{edge} in {dot}");
+}
+
+/// `--herd`: herd7's log layout, line for line, with the condition's kind on the first line.
+#[test]
+fn herd_layout_under_a_flag() {
+    let d = scratch("herd");
+    std::fs::write(d.join("mp.litmus"), MP_RA).unwrap();
+    let out = bin().args(["check", "--herd"]).arg(&d).output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let want = [
+        "Test MP+rel+acq Allowed",
+        "States 3",
+        "1:r0=0; 1:r1=0;",
+        "1:r0=0; 1:r1=1;",
+        "1:r0=1; 1:r1=1;",
+        "No",
+        "Witnesses",
+        "Positive: 0 Negative: 3",
+        "Condition exists (1:r0=1 /\\ 1:r1=0)",
+        "Observation MP+rel+acq Never 0 3",
+    ];
+    assert_eq!(lines[..want.len()], want, "{text}");
+    assert!(
+        lines[want.len()].starts_with("Time MP+rel+acq 0."),
+        "{text}"
+    );
+    assert!(lines[want.len() + 1].starts_with("Hash="), "{text}");
+    assert!(!text.contains("Verdict"), "{text}");
+    let out = bin()
+        .args(["check", "--herd", "--json"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "--herd and --json conflict");
 }
 
 #[test]

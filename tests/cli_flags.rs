@@ -28,6 +28,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ("first", "first test"),
     ("force", "overwrite"),
     ("gres", "resources"),
+    ("herd", "herd7"),
     ("html", "html"),
     ("index", "shard"),
     ("instances", "instances per test"),

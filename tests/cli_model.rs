@@ -26,7 +26,10 @@ fn check_with_a_named_model_and_with_a_cat_file() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("Model ptx-7.5 (PTX v7.5"), "{text}");
     assert!(text.contains("States 3\n"), "{text}");
-    assert!(text.contains("\nNo\n"), "{text}");
+    assert!(
+        text.contains("\nVerdict Forbidden: 0 of 3 allowed states"),
+        "{text}"
+    );
     assert!(
         text.contains("Excluded P0:r0=2; P1:r0=1; by no_thin_air"),
         "{text}"

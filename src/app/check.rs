@@ -1,9 +1,11 @@
-//! `ptx-litmus check`: the model's verdict per test, as herd-style text or JSON lines, with
-//! optional explanations and execution graphs. Bad tests are reported and the batch goes on.
+//! `ptx-litmus check`: the model's verdict per test, as text in the model's words (herd7's
+//! layout with `--herd`) or JSON lines, with optional explanations and execution graphs. Bad
+//! tests are reported and the batch goes on.
 
-use super::{bounded_check, AppError, Exit};
+pub(super) use super::check_herd::quantifier;
+use super::{bounded_check, check_herd, AppError, Exit};
 use crate::cli::CheckArgs;
-use crate::litmus::ast::{Prop, Quantifier, Term, Test};
+use crate::litmus::ast::{Prop, Term, Test};
 use crate::litmus::{self, hash};
 use crate::model::{dot, explain, CheckResult, ModelVerdict};
 use crate::outcome::{Observable, Outcome};
@@ -38,7 +40,7 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
                 if args.json {
                     println!("{}", json_line(&path, &test, &v, elapsed.as_micros()));
                 } else {
-                    print!("{}", text(&test, &v, elapsed.as_secs_f64()));
+                    print!("{}", text(&test, &v, elapsed.as_secs_f64(), args.herd));
                 }
                 if args.explain || args.dot.is_some() {
                     let ex = explain::explain(&test, &v);
@@ -105,14 +107,6 @@ pub(super) fn outcome_json(obs: &[Observable], o: &Outcome) -> Json {
     Json::Object(m)
 }
 
-pub(super) fn quantifier(q: Quantifier) -> &'static str {
-    match q {
-        Quantifier::Exists => "exists",
-        Quantifier::NotExists => "~exists",
-        Quantifier::Forall => "forall",
-    }
-}
-
 /// Whether some allowed outcome satisfies the condition's proposition.
 pub(super) fn prop_allowed(test: &Test, v: &ModelVerdict) -> bool {
     v.allowed
@@ -146,16 +140,22 @@ fn json_line(path: &Path, test: &Test, v: &ModelVerdict, us: u128) -> String {
     .to_string()
 }
 
-fn text(test: &Test, v: &ModelVerdict, secs: f64) -> String {
+/// The verdict in the model's words: the allowed states (each SC or weak), the condition and
+/// one `Verdict` line; `--herd` prints herd7's layout instead.
+fn text(test: &Test, v: &ModelVerdict, secs: f64, herd: bool) -> String {
     use std::fmt::Write;
     let obs = &v.observables;
+    if herd {
+        return check_herd::text(&check_herd::HerdLog {
+            test,
+            observables: obs,
+            allowed: &v.allowed,
+            result: v.result,
+            secs,
+        });
+    }
     let mut s = String::new();
-    let kind = match test.condition.quantifier {
-        Quantifier::Exists => "Allowed",
-        Quantifier::NotExists => "Forbidden",
-        Quantifier::Forall => "Required",
-    };
-    let _ = writeln!(s, "Test {} {kind}", test.name);
+    let _ = writeln!(s, "Test {}", test.name);
     let _ = writeln!(s, "States {}", v.allowed.len());
     let width = v
         .allowed
@@ -167,40 +167,18 @@ fn text(test: &Test, v: &ModelVerdict, secs: f64) -> String {
         let tag = if v.sc.contains(o) { "sc" } else { "weak" };
         let _ = writeln!(s, "{}  ({tag})", pad(&o.display(obs).to_string(), width));
     }
-    let _ = writeln!(
-        s,
-        "{}",
-        match v.result {
-            CheckResult::Ok => "Ok",
-            CheckResult::No => "No",
-        }
-    );
     let pos = v
         .allowed
         .iter()
         .filter(|o| o.satisfies(obs, &test.condition.prop))
         .count();
-    let neg = v.allowed.len() - pos;
-    let _ = writeln!(s, "Witnesses");
-    let _ = writeln!(s, "Positive: {pos} Negative: {neg}");
+    let _ = writeln!(s, "Condition {}", condition(test));
+    let counts = Some((pos, v.allowed.len()));
     let _ = writeln!(
         s,
-        "Condition {} is {}",
-        condition(test),
-        if prop_allowed(test, v) {
-            "Allowed"
-        } else {
-            "Forbidden"
-        }
+        "{}",
+        check_herd::verdict_line(test.condition.quantifier, v.result, counts)
     );
-    let obs_word = if pos == 0 {
-        "Never"
-    } else if neg == 0 {
-        "Always"
-    } else {
-        "Sometimes"
-    };
-    let _ = writeln!(s, "Observation {} {obs_word} {pos} {neg}", test.name);
     let _ = writeln!(s, "Candidates {} Consistent {}", v.candidates, v.consistent);
     let _ = writeln!(s, "Time {} {secs:.6}", test.name);
     let _ = writeln!(s, "Hash={}", hash(test));

@@ -3,13 +3,12 @@
 //! JSON format with the model named.
 
 use super::check::{condition, outcome_json, quantifier, report_error};
-use super::{bounded_check, AppError, Exit};
+use super::{bounded_check, check_herd, AppError, Exit};
 use crate::cat::builtin::{choose, Chosen};
 use crate::cat::check::CatVerdict;
 use crate::cli::CheckArgs;
 use crate::litmus::ast::Test;
 use crate::litmus::hash;
-use crate::model::CheckResult;
 use serde_json::json;
 use std::fmt::Write;
 use std::path::Path;
@@ -41,7 +40,10 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
         let start = Instant::now();
         match bounded_check::check_cat(&model, &test, limit) {
             Ok(v) if args.json => println!("{}", json_line(&path, &test, &model, &v)),
-            Ok(v) => print!("{}", text(&test, &model, &v, start.elapsed().as_secs_f64())),
+            Ok(v) => {
+                let secs = start.elapsed().as_secs_f64();
+                print!("{}", text(&test, &model, &v, secs, args.herd));
+            }
             Err(e) => {
                 failed += 1;
                 let why = e.trim_start_matches("model: ");
@@ -56,13 +58,6 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     })
 }
 
-fn result_word(r: CheckResult) -> &'static str {
-    match r {
-        CheckResult::Ok => "Ok",
-        CheckResult::No => "No",
-    }
-}
-
 fn json_line(path: &Path, test: &Test, m: &Chosen, v: &CatVerdict) -> String {
     let obs = &v.observables;
     json!({
@@ -73,7 +68,7 @@ fn json_line(path: &Path, test: &Test, m: &Chosen, v: &CatVerdict) -> String {
         "model_title": m.model.title,
         "quantifier": quantifier(test.condition.quantifier),
         "condition": condition(test),
-        "result": result_word(v.result(test)),
+        "result": check_herd::result_word(v.result(test)),
         "observables": obs.iter().map(|o| o.to_string()).collect::<Vec<_>>(),
         "allowed": v.allowed.iter().map(|o| outcome_json(obs, o)).collect::<Vec<_>>(),
         "excluded": v.excluded.iter().map(|(o, check)| json!({
@@ -86,8 +81,19 @@ fn json_line(path: &Path, test: &Test, m: &Chosen, v: &CatVerdict) -> String {
     .to_string()
 }
 
-fn text(test: &Test, m: &Chosen, v: &CatVerdict, secs: f64) -> String {
+/// The cat model's verdict in `check`'s words, with the model named and each excluded state
+/// with its failing check; herd7's layout under `--herd`.
+fn text(test: &Test, m: &Chosen, v: &CatVerdict, secs: f64, herd: bool) -> String {
     let obs = &v.observables;
+    if herd {
+        return check_herd::text(&check_herd::HerdLog {
+            test,
+            observables: obs,
+            allowed: &v.allowed,
+            result: v.result(test),
+            secs,
+        });
+    }
     let mut s = String::new();
     let _ = writeln!(s, "Test {}", test.name);
     let _ = writeln!(s, "Model {} ({})", m.name, m.model.title);
@@ -95,15 +101,15 @@ fn text(test: &Test, m: &Chosen, v: &CatVerdict, secs: f64) -> String {
     for o in &v.allowed {
         let _ = writeln!(s, "{}", o.display(obs));
     }
-    let _ = writeln!(s, "{}", result_word(v.result(test)));
     let pos = v
         .allowed
         .iter()
         .filter(|o| o.satisfies(obs, &test.condition.prop))
         .count();
-    let _ = writeln!(s, "Witnesses");
-    let _ = writeln!(s, "Positive: {pos} Negative: {}", v.allowed.len() - pos);
     let _ = writeln!(s, "Condition {}", condition(test));
+    let counts = Some((pos, v.allowed.len()));
+    let verdict = check_herd::verdict_line(test.condition.quantifier, v.result(test), counts);
+    let _ = writeln!(s, "{verdict}");
     for (o, check) in &v.excluded {
         let _ = writeln!(s, "Excluded {} by {check}", o.display(obs));
     }

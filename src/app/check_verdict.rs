@@ -1,12 +1,12 @@
 //! `ptx-litmus check --verdict-only`: each test's condition decided without listing its final
-//! states, as herd-style text or JSON lines. Bad tests are reported and the batch goes on.
+//! states, as text in the model's words or JSON lines. Bad tests are reported and the batch goes on.
 
 use super::check::{condition, outcome_json, quantifier, report_error, warn};
-use super::{bounded_check, AppError, Exit};
+use super::{bounded_check, check_herd, AppError, Exit};
 use crate::cli::CheckArgs;
-use crate::litmus::ast::{Quantifier, Test};
+use crate::litmus::ast::Test;
 use crate::litmus::hash;
-use crate::model::{CheckResult, Decision};
+use crate::model::Decision;
 use crate::outcome::observables;
 use serde_json::json;
 use std::path::Path;
@@ -44,24 +44,13 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     })
 }
 
-fn result_word(d: &Decision) -> &'static str {
-    match d.result {
-        CheckResult::Ok => "Ok",
-        CheckResult::No => "No",
-    }
-}
-
 fn text(test: &Test, d: &Decision, start: Instant) -> String {
     use std::fmt::Write;
-    let kind = match test.condition.quantifier {
-        Quantifier::Exists => "Allowed",
-        Quantifier::NotExists => "Forbidden",
-        Quantifier::Forall => "Required",
-    };
     let mut s = String::new();
-    let _ = writeln!(s, "Test {} {kind}", test.name);
-    let _ = writeln!(s, "{}", result_word(d));
+    let _ = writeln!(s, "Test {}", test.name);
+    let verdict = check_herd::verdict_line(test.condition.quantifier, d.result, None);
     let _ = writeln!(s, "Condition {}", condition(test));
+    let _ = writeln!(s, "{verdict}");
     if let Some(w) = &d.witness {
         let obs = observables(test);
         let _ = writeln!(s, "Deciding state {}", w.outcome.display(&obs));
@@ -82,7 +71,7 @@ fn json_line(path: &Path, test: &Test, d: &Decision, start: Instant) -> String {
         "hash": hash(test),
         "quantifier": quantifier(test.condition.quantifier),
         "condition": condition(test),
-        "result": result_word(d),
+        "result": check_herd::result_word(d.result),
         "deciding": d.witness.as_ref().map(|w| outcome_json(&obs, &w.outcome)),
         "candidates": d.candidates,
         "elapsed_us": start.elapsed().as_micros() as u64,

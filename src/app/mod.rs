@@ -17,6 +17,7 @@ mod campaign_shard;
 mod campaign_slurm;
 mod check;
 mod check_cat;
+mod check_herd;
 mod check_verdict;
 mod diff;
 mod emit;

@@ -283,7 +283,7 @@ impl Sink for Collector {
                 .into_iter()
                 .find(|o| goal.holds(o))
             {
-                let ex = execution(combo, parts, Some(fr), o.clone());
+                let ex = execution(combo, parts, Some(fr), o.clone(), &[]);
                 self.allowed.insert(o, ex);
                 self.found = true;
                 self.settled = true;
@@ -292,7 +292,7 @@ impl Sink for Collector {
         }
         for o in self.outcomes(combo, parts.co) {
             if let std::collections::btree_map::Entry::Vacant(slot) = self.allowed.entry(o) {
-                let ex = execution(combo, parts, Some(fr), slot.key().clone());
+                let ex = execution(combo, parts, Some(fr), slot.key().clone(), &[]);
                 slot.insert(ex);
             }
         }
@@ -306,7 +306,7 @@ impl Sink for Collector {
         }
         for o in self.outcomes(combo, parts.co) {
             if !self.excluded.contains_key(&o) {
-                let ex = execution(combo, parts, None, o.clone());
+                let ex = execution(combo, parts, None, o.clone(), cycle);
                 self.excluded.insert(
                     o.clone(),
                     Exclusion {
@@ -342,8 +342,15 @@ impl ScSink for Collector {
     }
 }
 
-/// Builds the reportable graph of a candidate.
-fn execution(combo: &Combo, parts: &Parts, fr: Option<&Rel>, outcome: Outcome) -> Execution {
+/// Builds the reportable graph of a candidate; `cycle` is the offending cycle of an excluded
+/// one (empty for an allowed one).
+fn execution(
+    combo: &Combo,
+    parts: &Parts,
+    fr: Option<&Rel>,
+    outcome: Outcome,
+    cycle: &[usize],
+) -> Execution {
     let events = combo
         .events
         .iter()
@@ -386,11 +393,44 @@ fn execution(combo: &Combo, parts: &Parts, fr: Option<&Rel>, outcome: Outcome) -
     }
     push("sync", &sync);
     push("fsc", parts.fsc);
+    if let Some(cause) = parts.cause {
+        let drawn = drawn_cause(combo, cause, &edges, cycle);
+        edges.extend(drawn.pairs().map(|(a, b)| ("cause".to_string(), a, b)));
+    }
     Execution {
         outcome,
         events,
         edges,
     }
+}
+
+/// The causality-order edges worth drawing, as herd7 users read a derived relation: the
+/// immediate ones (`cause` minus `cause;cause`: it contains `po-loc` and is mostly transitive,
+/// so drawing all of it would bury the graph) that no other drawn edge already joins,
+/// none from an initial write (they cause every later access of a thread that reads them,
+/// which says nothing), plus every step of `cycle` that only `cause` joins: the edge a
+/// `causality` violation closes its cycle with, usually a transitive one.
+fn drawn_cause(
+    combo: &Combo,
+    cause: &Rel,
+    drawn: &[(String, usize, usize)],
+    cycle: &[usize],
+) -> Rel {
+    let joined = |a: usize, b: usize| drawn.iter().any(|&(_, x, y)| x == a && y == b);
+    let mut out = cause.clone();
+    let two = cause.seq(cause);
+    for (a, b) in cause.pairs() {
+        if two.has(a, b) || a < combo.nlocs || joined(a, b) {
+            out.remove(a, b);
+        }
+    }
+    for (i, &a) in cycle.iter().enumerate() {
+        let b = cycle[(i + 1) % cycle.len()];
+        if cycle.len() > 1 && cause.has(a, b) && !joined(a, b) {
+            out.add(a, b);
+        }
+    }
+    out
 }
 
 /// Only the immediate coherence edges; initial writes are first anyway.

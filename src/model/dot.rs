@@ -1,5 +1,6 @@
 //! Execution graphs in Graphviz `dot` format: one cluster per thread in program order, edges
-//! coloured by relation, the events of an offending cycle drawn bold red.
+//! coloured by relation (`cause`, derived from the others, dashed), the events of an offending
+//! cycle drawn bold red.
 
 use super::explain::event_name;
 use super::verdict::Execution;
@@ -14,6 +15,7 @@ fn colour(rel: &str) -> &'static str {
         "sync" => "darkgreen",
         "fsc" => "purple",
         "rmw" => "brown",
+        "cause" => "darkcyan",
         _ => "gray",
     }
 }
@@ -59,9 +61,11 @@ pub fn to_dot(ex: &Execution, title: &str, cycle: &[usize]) -> String {
             .position(|x| x == a)
             .is_some_and(|p| cycle[(p + 1) % cycle.len()] == *b);
         let width = if on_cycle { ", penwidth=2.5" } else { "" };
+        // A derived relation is dashed, as herd7 draws the relations a model defines.
+        let dash = if rel == "cause" { ", style=dashed" } else { "" };
         let _ = writeln!(
             s,
-            "  e{a} -> e{b} [label=\"{rel}\", color={}, fontcolor={}{width}];",
+            "  e{a} -> e{b} [label=\"{rel}\", color={}, fontcolor={}{width}{dash}];",
             colour(rel),
             colour(rel)
         );

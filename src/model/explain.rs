@@ -114,7 +114,7 @@ pub fn describe(ex: &Execution, mark: &[usize]) -> String {
         let star = if mark.contains(&i) { "*" } else { " " };
         let _ = writeln!(s, "  {star} e{i} {}", event_name(ex, i));
     }
-    for rel in ["rf", "co", "fr", "sync", "fsc", "rmw", "dep"] {
+    for rel in ["rf", "co", "fr", "sync", "fsc", "rmw", "dep", "cause"] {
         let edges: Vec<String> = ex
             .edges
             .iter()

@@ -51,6 +51,8 @@ pub struct Parts<'a> {
     pub sync: &'a Rel,
     /// Fence-SC order.
     pub fsc: &'a Rel,
+    /// Causality order, when computed.
+    pub cause: Option<&'a Rel>,
 }
 
 /// The choice points of a combination: each read's possible writes, the pairs of `fence.sc`
@@ -205,6 +207,7 @@ impl Search<'_> {
                     co: None,
                     sync: &self.combo.po,
                     fsc: &none,
+                    cause: None,
                 };
                 out.exclude(self.combo, &parts, Axiom::NoThinAir, &cycle);
                 continue;
@@ -281,6 +284,7 @@ impl Search<'_> {
                         co: None,
                         sync: &base,
                         fsc: &f,
+                        cause: None,
                     };
                     out.exclude(self.combo, &parts, axiom, &cycle);
                     continue;
@@ -355,6 +359,7 @@ impl Search<'_> {
             co: None,
             sync: base,
             fsc,
+            cause: None,
         };
         if let Some(cycle) = axioms::fence_sc(fsc, cb, base) {
             out.candidate()?;
@@ -362,6 +367,7 @@ impl Search<'_> {
             return Ok(());
         }
         let cause = self.combo.cause(obs, cb);
+        parts.cause = Some(&cause);
         if let Some(x) = axioms::causality_order_irreflexive(&cause) {
             out.candidate()?;
             let mut cycle = base.path(x, x).unwrap_or_else(|| vec![x]);
@@ -423,6 +429,7 @@ impl Search<'_> {
             co: Some(co),
             sync: ctx.base,
             fsc: ctx.fsc,
+            cause: Some(ctx.cause),
         };
         let fr = self.combo.fr(ctx.rf, co);
         let c = Candidate {

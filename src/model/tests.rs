@@ -328,3 +328,49 @@ fn a_barrier_one_thread_skips_hangs_the_others() {
         vec!["barrier 0 needs 2 threads, at most 1 arrive".to_string()]
     );
 }
+
+/// The `cause` edges of `ex`, as `(from, to)` event labels.
+fn cause_edges(ex: &super::Execution) -> Vec<(String, String)> {
+    let name = |i: usize| super::explain::event_name(ex, i);
+    ex.edges
+        .iter()
+        .filter(|(r, _, _)| r == "cause")
+        .map(|&(_, a, b)| (name(a), name(b)))
+        .collect()
+}
+
+#[test]
+fn cause_edges_show_what_no_other_edge_does() {
+    let strong = check(&mp(Sem::Release, Sem::Acquire, false)).unwrap();
+    let graphs = strong.witnesses.iter();
+    for ex in graphs.chain(strong.excluded.iter().map(|e| &e.execution)) {
+        for &(_, a, b) in ex.edges.iter().filter(|(r, _, _)| r == "cause") {
+            assert!(ex.events[a].thread.is_some(), "cause from an initial write");
+            let joining = ex.edges.iter().filter(|e| e.1 == a && e.2 == b).count();
+            assert_eq!(joining, 1, "e{a}->e{b} drawn twice in {:?}", ex.edges);
+        }
+    }
+    // The write of x causes the read of x through the release/acquire pair. Where the read
+    // reads from it, `rf` already shows that; where it reads the initial value, the excluded
+    // outcome's causality cycle is closed by that `cause` edge.
+    let w_r = ("P0.0:W.weak x=1".to_string(), "P1.1:R.weak x=1".to_string());
+    let seen = strong
+        .witnesses
+        .iter()
+        .find(|w| w.outcome.0 == vec![1, 1])
+        .unwrap();
+    assert!(!cause_edges(seen).contains(&w_r), "{:?}", seen.edges);
+    let ex = strong
+        .excluded
+        .iter()
+        .find(|e| e.outcome.0 == vec![1, 0])
+        .unwrap();
+    let (x, y) = (ex.cycle[0], ex.cycle[1]);
+    assert!(
+        ex.execution.edges.contains(&("cause".into(), y, x)),
+        "{:?}",
+        ex.execution.edges
+    );
+    let w_r0 = ("P0.0:W.weak x=1".to_string(), "P1.1:R.weak x=0".to_string());
+    assert_eq!(cause_edges(&ex.execution), vec![w_r0]);
+}

@@ -60,7 +60,8 @@ pub struct Execution {
     /// Its events.
     pub events: Vec<ExecEvent>,
     /// Its edges: `(relation, from, to)` with relation one of `po`, `rf`, `co`, `fr`, `rmw`,
-    /// `dep`, `sync`, `fsc`, indices into `events`.
+    /// `dep`, `sync`, `fsc`, `cause` (its immediate edges no other edge shows), indices into
+    /// `events`.
     pub edges: Vec<(String, usize, usize)>,
 }
 
