@@ -197,6 +197,39 @@ fn the_checked_in_manifest_reads_and_says_what_comes_first() {
 }
 
 #[test]
+fn every_test_path_of_a_run_step_is_in_the_tree_or_made_by_campaign_corpus() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("campaign/manifest.txt")).unwrap();
+    let script = std::fs::read_to_string(root.join("scripts/campaign-corpus")).unwrap();
+    let mut copied = Vec::new();
+    for line in manifest
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+    {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.get(2) != Some(&"run") {
+            continue;
+        }
+        for path in words[3..].iter().take_while(|w| !w.starts_with("--")) {
+            if path.starts_with("campaign/corpus") {
+                // Third-party tests are copied there, never committed.
+                assert!(
+                    script.contains(&format!("\ncopy {path} ")),
+                    "{}: scripts/campaign-corpus does not make {path}",
+                    words[0]
+                );
+                copied.push(*path);
+            } else {
+                assert!(root.join(path).exists(), "{}: {path} is missing", words[0]);
+            }
+        }
+    }
+    copied.sort_unstable();
+    copied.dedup();
+    assert_eq!(copied, ["campaign/corpus", "campaign/corpus-proxy"]);
+}
+
+#[test]
 fn archives_that_are_not_a_step_are_refused() {
     use ptx_litmus::campaign::ustar::{write, Entry};
     let dir = scratch("bad");
