@@ -55,6 +55,19 @@ pub enum Command {
     Run(RunArgs),
     /// Measure throughput (prints a table; no result set).
     Bench(BenchArgs),
+    /// Search for the configuration that shows the most weak outcomes per second, per shape
+    /// family, and write it as a tuned file.
+    ///
+    /// On the GPU the stress incantations are searched (docs/stress.md), on the CPU the
+    /// backend's own options (sync, batch, pack). The search measures the baseline (the
+    /// `stress` preset, or the CPU's defaults), then --random configurations drawn from
+    /// --seed, then --local perturbations of the best few; each configuration runs in chunks
+    /// until its 99 % interval of weak/s falls below the best one's lower bound, or
+    /// --max-chunks. The winner is the earliest configuration the measurements cannot tell
+    /// from the best, so the baseline stays unless beaten on evidence. Writes
+    /// FAMILY.stress (read by `run --stress tuned:FILE`) and FAMILY.search.json per family
+    /// (docs/tune.md).
+    Tune(TuneArgs),
     /// Compute the outcomes the PTX model allows for each test under PATHS.
     ///
     /// Per test, herd-style: the allowed states (each marked SC or weak), `Ok`/`No` for the
@@ -606,6 +619,59 @@ pub struct StressArgs {
     /// top of the preset and before --stress-set.
     #[arg(long = "stress-file", value_name = "FILE")]
     pub stress_file: Option<PathBuf>,
+}
+
+/// Arguments of `tune`.
+#[derive(Debug, Args)]
+pub struct TuneArgs {
+    /// Tests to tune for, grouped into families by the name before the first `+` (default:
+    /// the bench shapes of --shapes).
+    pub paths: Vec<PathBuf>,
+    /// Bench shapes to tune for when no PATHS are given, comma-separated.
+    #[arg(long, default_value = "SB,MP,LB,2+2W,WRC,IRIW", value_delimiter = ',')]
+    pub shapes: Vec<String>,
+    /// The backend: auto (the GPU when one is usable), cpu or cuda.
+    #[arg(long, default_value = "auto")]
+    pub backend: Backend,
+    /// Seed of every configuration drawn and every chunk's run.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The time budget of the whole search in seconds, shared by the families (a family's
+    /// unused time goes to the next); a search cut by it says so in its files.
+    #[arg(long, default_value_t = 300.0)]
+    pub budget: f64,
+    /// Random configurations per family after the baseline.
+    #[arg(long, default_value_t = 24)]
+    pub random: usize,
+    /// Local-search configurations per family after the random ones.
+    #[arg(long, default_value_t = 16)]
+    pub local: usize,
+    /// How many of the best configurations the local search perturbs in turn.
+    #[arg(long, default_value_t = 3)]
+    pub parents: usize,
+    /// Chunks a configuration runs before it may be stopped early.
+    #[arg(long, default_value_t = 3)]
+    pub min_chunks: usize,
+    /// Chunks a configuration runs at most.
+    #[arg(long, default_value_t = 6)]
+    pub max_chunks: usize,
+    /// Seconds of one chunk on the GPU (per test of the family).
+    #[arg(long, default_value_t = 0.2)]
+    pub chunk_time: f64,
+    /// Instances of one chunk on the CPU (per test of the family): a fixed count, so the
+    /// search's shape does not depend on the machine's speed.
+    #[arg(long, default_value_t = 20_000)]
+    pub chunk_instances: u64,
+    /// The stress preset the GPU search applies its settings on (the keys it does not search
+    /// keep the preset's values).
+    #[arg(long, default_value = DEFAULT_PRESET)]
+    pub stress: Stress,
+    /// Backend option `key=value` kept fixed during the search (device=N); repeatable.
+    #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
+    pub options: Vec<String>,
+    /// Write the tuned files into this folder (default: results/<machine>/tuned).
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
 }
 
 /// Arguments of `bench`.

@@ -23,6 +23,7 @@ pub mod results;
 pub mod sass;
 pub mod text;
 pub mod toolchain;
+pub mod tune;
 pub mod verdict;
 
 /// The git revision this binary was built from (`unknown` outside a checkout).

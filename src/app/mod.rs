@@ -37,6 +37,8 @@ mod show;
 mod stress;
 mod suite;
 mod toolchains;
+mod tune;
+mod tune_measure;
 
 /// How a command ended, as the process exit code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +91,7 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
             BenchTarget::Gpu(a) => bench_gpu::run(&a),
             BenchTarget::Model(a) => bench_model::run(&a),
         },
+        Command::Tune(args) => tune::run(&args),
         Command::Emit(args) => emit::run(&args),
         Command::Sass(args) if args.ptxas.is_some() || args.diff.is_some() => {
             sass_matrix::run(&args)

@@ -467,7 +467,7 @@ fn replay_plan(path: &Path, args: &RunArgs) -> Result<Plan, AppError> {
 
 /// Resolves `auto` (the GPU when one is usable, saying which); `cuda` without a usable GPU is
 /// refused with the one-line reason.
-fn choose_backend(b: Backend) -> Result<Backend, AppError> {
+pub fn choose_backend(b: Backend) -> Result<Backend, AppError> {
     if b == Backend::Cpu {
         return Ok(Backend::Cpu);
     }

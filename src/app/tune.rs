@@ -1,0 +1,275 @@
+//! `ptx-litmus tune`: per shape family, the search of `crate::tune` measured on the backend,
+//! its winner written as `FAMILY.stress` (provenance in comments) and the whole search as
+//! `FAMILY.search.json`, with a table of what each family gained over its baseline.
+
+use super::bench_shapes::SHAPES;
+use super::tune_measure::{stress_of, Measure};
+use super::{options_map, AppError, Exit};
+use crate::cli::TuneArgs;
+use crate::harness::{self, Backend, Budget};
+use crate::litmus::{self, ast::Test};
+use crate::tune::{search, tuned_file, Outcome, Plan, Space};
+use serde_json::json;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Runs `tune`.
+pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
+    check_args(args)?;
+    let backend = super::run::choose_backend(args.backend)?;
+    let families = families(args)?;
+    let options = options_map(&args.options)?;
+    let space = match backend {
+        Backend::Cuda => Space::gpu(),
+        _ => Space::cpu(),
+    };
+    let out = match &args.out {
+        Some(d) => d.clone(),
+        None => PathBuf::from(super::campaign::machine_folder(backend)?).join("tuned"),
+    };
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: cannot create: {e}", out.display()))?;
+    let provenance = harness::provenance(backend);
+    let start = Instant::now();
+    print_header();
+    for (i, (family, tests)) in families.iter().enumerate() {
+        let share = args.budget * (i + 1) as f64 / families.len() as f64;
+        let mut measure = Measure {
+            backend,
+            tests,
+            space: &space,
+            stress: &args.stress,
+            options: &options,
+            chunk: match backend {
+                Backend::Cuda => Budget::Seconds(args.chunk_time),
+                _ => Budget::Instances(args.chunk_instances),
+            },
+            deadline: start + Duration::from_secs_f64(share),
+        };
+        let outcome =
+            search(&space, &plan(args), &mut measure).map_err(|e| format!("tune {family}: {e}"))?;
+        let file = out.join(format!("{family}.stress"));
+        let ctx = Context {
+            args,
+            backend,
+            space: &space,
+            provenance: &provenance,
+            tests,
+        };
+        write_family(&ctx, &file, &outcome)?;
+        print_row(family, &space, &outcome, &file);
+    }
+    Ok(Exit::Success)
+}
+
+fn check_args(args: &TuneArgs) -> Result<(), AppError> {
+    if !(args.budget > 0.0 && args.budget.is_finite()) {
+        return Err(format!(
+            "--budget {}: expected a positive number of seconds",
+            args.budget
+        )
+        .into());
+    }
+    if args.min_chunks == 0 || args.max_chunks < args.min_chunks {
+        return Err("--min-chunks must be at least 1 and at most --max-chunks".into());
+    }
+    if args.chunk_time.is_nan() || args.chunk_time <= 0.0 || args.chunk_instances == 0 {
+        return Err("--chunk-time and --chunk-instances must be positive".into());
+    }
+    Ok(())
+}
+
+fn plan(args: &TuneArgs) -> Plan {
+    Plan {
+        seed: args.seed,
+        random: args.random,
+        local: args.local,
+        parents: args.parents,
+        min_chunks: args.min_chunks,
+        max_chunks: args.max_chunks,
+    }
+}
+
+/// The tests grouped by family (the name before the first `+`), in order of first appearance:
+/// the PATHS' tests, or the chosen bench shapes.
+fn families(args: &TuneArgs) -> Result<Vec<(String, Vec<Test>)>, AppError> {
+    let tests: Vec<Test> = if args.paths.is_empty() {
+        shapes(&args.shapes)?
+    } else {
+        let mut v = Vec::new();
+        for (path, t) in super::suite::load(&args.paths)? {
+            v.push(t.map_err(|e| format!("{}: {e}", path.display()))?);
+        }
+        v
+    };
+    let mut out: Vec<(String, Vec<Test>)> = Vec::new();
+    for t in tests {
+        let family = t.name.split('+').next().unwrap_or(&t.name).to_string();
+        match out.iter_mut().find(|(f, _)| *f == family) {
+            Some((_, v)) => v.push(t),
+            None => out.push((family, vec![t])),
+        }
+    }
+    if out.is_empty() {
+        return Err("no tests to tune for".into());
+    }
+    Ok(out)
+}
+
+/// The bench shapes named (each exactly).
+fn shapes(names: &[String]) -> Result<Vec<Test>, AppError> {
+    names
+        .iter()
+        .map(|n| {
+            let (name, text) = SHAPES.iter().find(|(s, _)| s == n).ok_or_else(|| {
+                let known: Vec<&str> = SHAPES.iter().map(|(s, _)| *s).collect();
+                format!(
+                    "--shapes: unknown shape `{n}` (known: {})",
+                    known.join(", ")
+                )
+            })?;
+            litmus::parse(text, Path::new(name)).map_err(|e| e.to_string().into())
+        })
+        .collect()
+}
+
+/// What the files of a family record besides the search.
+struct Context<'a> {
+    args: &'a TuneArgs,
+    backend: Backend,
+    space: &'a Space,
+    provenance: &'a BTreeMap<String, String>,
+    tests: &'a [Test],
+}
+
+/// The tuned file and the search record of one family.
+fn write_family(ctx: &Context<'_>, file: &Path, outcome: &Outcome) -> Result<(), AppError> {
+    let text = tuned_file::render(&provenance_lines(ctx, outcome), &settings(ctx, outcome)?);
+    std::fs::write(file, text).map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
+    let params: Vec<_> = ctx
+        .space
+        .params
+        .iter()
+        .map(|p| json!({"name": p.name, "values": p.values}))
+        .collect();
+    let record = json!({
+        "backend": ctx.backend.as_str(),
+        "seed": ctx.args.seed,
+        "budget_s": ctx.args.budget,
+        "tests": ctx.tests.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
+        "provenance": ctx.provenance,
+        "params": params,
+        "search": outcome,
+    });
+    let json_path = file.with_extension("search.json");
+    std::fs::write(&json_path, serde_json::to_string_pretty(&record)? + "\n")
+        .map_err(|e| format!("{}: cannot write: {e}", json_path.display()))?;
+    Ok(())
+}
+
+/// The winner's settings as the file writes them: every searched stress key (GPU), or every
+/// searched option as `cpu.KEY` (CPU).
+fn settings(ctx: &Context<'_>, outcome: &Outcome) -> Result<Vec<(String, String)>, AppError> {
+    let point = &outcome.trials[outcome.best].point;
+    if ctx.backend == Backend::Cuda {
+        let s = stress_of(ctx.space, point, &ctx.args.stress)?;
+        return Ok(ctx
+            .space
+            .params
+            .iter()
+            .map(|p| (p.name.to_string(), s.get(p.name).unwrap_or_default()))
+            .collect());
+    }
+    Ok(ctx
+        .space
+        .settings(point)
+        .into_iter()
+        .map(|(k, v)| (format!("{}{k}", tuned_file::CPU_PREFIX), v.to_string()))
+        .collect())
+}
+
+fn provenance_lines(ctx: &Context<'_>, outcome: &Outcome) -> Vec<(String, String)> {
+    let best = &outcome.trials[outcome.best];
+    let base = &outcome.trials[0];
+    let e = |t: &crate::tune::Trial| {
+        format!(
+            "{:.3e} (99 % interval {:.3e} to {:.3e}; {} weak in {} instances, {:.2} s)",
+            t.estimate.rate,
+            t.estimate.low,
+            t.estimate.high,
+            t.estimate.weak,
+            t.estimate.instances,
+            t.estimate.seconds
+        )
+    };
+    let mut v = vec![
+        ("backend".to_string(), ctx.backend.as_str().to_string()),
+        (
+            "tests".into(),
+            ctx.tests
+                .iter()
+                .map(|t| t.name.as_str())
+                .collect::<Vec<_>>()
+                .join(" "),
+        ),
+        ("seed".into(), ctx.args.seed.to_string()),
+        ("budget".into(), format!("{} s", ctx.args.budget)),
+        (
+            "search".into(),
+            format!(
+                "{} configurations{}",
+                outcome.trials.len(),
+                if outcome.cut_short {
+                    ", cut short by the budget"
+                } else {
+                    ", complete"
+                }
+            ),
+        ),
+        ("date".into(), now()),
+        ("weak/s".into(), e(best)),
+        ("baseline weak/s".into(), e(base)),
+        (
+            "differs from baseline".into(),
+            ctx.space.describe(&best.point),
+        ),
+    ];
+    v.extend(ctx.provenance.iter().map(|(k, x)| (k.clone(), x.clone())));
+    v
+}
+
+fn print_header() {
+    println!(
+        "{:<8} {:>7} {:>7} {:>12} {:>12} {:>12}  best",
+        "family", "configs", "stopped", "baseline/s", "best weak/s", "best low"
+    );
+}
+
+fn print_row(family: &str, space: &Space, outcome: &Outcome, file: &Path) {
+    let best = &outcome.trials[outcome.best];
+    let stopped = outcome.trials.iter().filter(|t| t.stopped_early).count();
+    println!(
+        "{:<8} {:>7} {:>7} {:>12.3e} {:>12.3e} {:>12.3e}  {}{}",
+        family,
+        outcome.trials.len(),
+        stopped,
+        outcome.trials[0].estimate.rate,
+        best.estimate.rate,
+        best.estimate.low,
+        space.describe(&best.point),
+        if outcome.cut_short {
+            " (cut short by --budget)"
+        } else {
+            ""
+        }
+    );
+    println!("         -> {}", file.display());
+}
+
+/// The current time as RFC 3339.
+fn now() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    crate::results::time::rfc3339(secs)
+}

@@ -1,0 +1,14 @@
+//! `tune`: a seeded search over the stress space (GPU) or the CPU backend's options for the
+//! configuration that shows the most weak outcomes per second, with early stopping from
+//! confidence intervals. Pure: measuring is the caller's [`Evaluator`]; files and commands are
+//! `app::tune`'s.
+
+pub mod rng;
+pub mod search;
+pub mod space;
+pub mod stats;
+pub mod tuned_file;
+
+pub use search::{search, Evaluator, Outcome, Phase, Plan, Trial};
+pub use space::{Param, Point, Space};
+pub use stats::{estimate, Estimate, Sample};

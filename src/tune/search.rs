@@ -1,0 +1,361 @@
+//! The search: the baseline, then seeded random configurations, then a local search around the
+//! best few, each configuration measured chunk by chunk until its interval says it cannot beat
+//! the best so far (or it has had its chunks). The seed fixes every configuration drawn and
+//! every chunk's seed; the measured counts decide the rest, and only through the intervals, so
+//! a rerun picks the same configurations and the same winner unless a difference that was
+//! significant in one run is not in the other.
+
+use super::rng::{derive, Rng};
+use super::space::{Point, Space};
+use super::stats::{estimate, Estimate, Sample};
+use serde::{Deserialize, Serialize};
+
+/// How much searching to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// The seed of every draw.
+    pub seed: u64,
+    /// Random configurations after the baseline.
+    pub random: usize,
+    /// Local-search configurations after the random ones.
+    pub local: usize,
+    /// How many of the best configurations the local search perturbs, in turn.
+    pub parents: usize,
+    /// Chunks before a configuration may be stopped early.
+    pub min_chunks: usize,
+    /// Chunks a configuration gets at most.
+    pub max_chunks: usize,
+}
+
+/// What measures a configuration.
+pub trait Evaluator {
+    /// Measures one chunk of `point`, with `seed` for the backend's own draws.
+    fn sample(&mut self, point: &Point, seed: u64) -> Result<Sample, String>;
+    /// Whether the time budget allows another chunk.
+    fn time_left(&self) -> bool;
+}
+
+/// Which phase proposed a configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// The default configuration.
+    Baseline,
+    /// Drawn at random.
+    Random,
+    /// A perturbation of a good one.
+    Local,
+}
+
+/// One configuration tried and what it measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Trial {
+    /// The configuration.
+    pub point: Point,
+    /// Who proposed it.
+    pub phase: Phase,
+    /// The trial it perturbs (local search).
+    pub parent: Option<usize>,
+    /// Its chunks.
+    pub samples: Vec<Sample>,
+    /// Their estimate.
+    pub estimate: Estimate,
+    /// Stopped before its last chunk because it could not beat the best.
+    pub stopped_early: bool,
+}
+
+/// The search's record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Every configuration tried, in order.
+    pub trials: Vec<Trial>,
+    /// The winner: the first trial the measurements cannot tell from the best.
+    pub best: usize,
+    /// The time budget ended the search before its plan.
+    pub cut_short: bool,
+}
+
+/// Runs the search over `space` under `plan`.
+pub fn search(space: &Space, plan: &Plan, eval: &mut dyn Evaluator) -> Result<Outcome, String> {
+    let mut rng = Rng::new(plan.seed);
+    let mut s = State {
+        trials: Vec::new(),
+        cut_short: false,
+    };
+    let mut first = vec![(space.baseline.clone(), Phase::Baseline, None)];
+    for _ in 0..plan.random {
+        first.push((space.draw(&mut rng), Phase::Random, None));
+    }
+    let ids = s.add(first);
+    s.race(&ids, plan, eval)?;
+    let mut left = plan.local;
+    while left > 0 && !s.cut_short {
+        let ranked = s.ranking();
+        let n = plan.parents.clamp(1, ranked.len()).min(left);
+        left -= n;
+        let mut children = Vec::new();
+        for &parent in &ranked[..n] {
+            // A few tries at an untried neighbour; a parent whose neighbours are all tried is
+            // left out of this generation.
+            let child = (0..16)
+                .map(|_| space.perturb(&s.trials[parent].point, &mut rng))
+                .find(|q| !s.tried(q) && children.iter().all(|(c, _, _)| c != q));
+            if let Some(q) = child {
+                children.push((q, Phase::Local, Some(parent)));
+            }
+        }
+        let mut ids = s.add(children);
+        if ids.is_empty() {
+            continue;
+        }
+        // The incumbent races with its challengers, so that both are measured under the same
+        // conditions (a machine's load changes over minutes).
+        ids.insert(0, s.winner(plan.min_chunks).unwrap_or(0));
+        s.race(&ids, plan, eval)?;
+    }
+    let best = s
+        .winner(plan.min_chunks)
+        .ok_or("the time budget ended before any measurement")?;
+    Ok(Outcome {
+        best,
+        trials: s.trials,
+        cut_short: s.cut_short,
+    })
+}
+
+struct State {
+    trials: Vec<Trial>,
+    cut_short: bool,
+}
+
+impl State {
+    fn tried(&self, p: &Point) -> bool {
+        self.trials.iter().any(|t| t.point == *p)
+    }
+
+    /// Adds the configurations not tried yet; their indices.
+    fn add(&mut self, proposals: Vec<(Point, Phase, Option<usize>)>) -> Vec<usize> {
+        let mut ids = Vec::new();
+        for (point, phase, parent) in proposals {
+            if self.tried(&point) {
+                continue;
+            }
+            ids.push(self.trials.len());
+            self.trials.push(Trial {
+                point,
+                phase,
+                parent,
+                samples: Vec::new(),
+                estimate: estimate(&[]),
+                stopped_early: false,
+            });
+        }
+        ids
+    }
+
+    /// The highest lower bound among `ids`.
+    fn best_low(&self, ids: &[usize]) -> f64 {
+        ids.iter()
+            .map(|&i| self.trials[i].estimate.low)
+            .fold(0.0, f64::max)
+    }
+
+    /// Trial indices, best first: by lower bound, then by rate, then earliest.
+    fn ranking(&self) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..self.trials.len())
+            .filter(|&i| !self.trials[i].samples.is_empty())
+            .collect();
+        idx.sort_by(|&a, &b| {
+            let (ea, eb) = (&self.trials[a].estimate, &self.trials[b].estimate);
+            eb.low
+                .total_cmp(&ea.low)
+                .then(eb.rate.total_cmp(&ea.rate))
+                .then(a.cmp(&b))
+        });
+        idx
+    }
+
+    /// The first trial whose upper bound reaches the best lower bound: among configurations
+    /// the measurements cannot tell apart, the earliest (the baseline first), so a change is
+    /// made only on evidence and a rerun lands on the same one. A trial the budget cut before
+    /// `min_chunks` wins only when no other can.
+    fn winner(&self, min_chunks: usize) -> Option<usize> {
+        let all: Vec<usize> = (0..self.trials.len()).collect();
+        let floor = self.best_low(&all);
+        let contender = |t: &Trial, min: usize| t.samples.len() >= min && t.estimate.high >= floor;
+        let pick = |min| self.trials.iter().position(|t| contender(t, min));
+        pick(min_chunks.max(1)).or_else(|| pick(1))
+    }
+
+    /// Measures `ids` in rounds, one chunk each per round, dropping after each round from
+    /// `min_chunks` on those whose upper bound is below the best lower bound among them.
+    fn race(&mut self, ids: &[usize], plan: &Plan, eval: &mut dyn Evaluator) -> Result<(), String> {
+        let mut alive = ids.to_vec();
+        for round in 0..plan.max_chunks.max(1) {
+            for &i in &alive {
+                if !eval.time_left() {
+                    self.cut_short = true;
+                    return Ok(());
+                }
+                let t = &mut self.trials[i];
+                let seed = derive(plan.seed, &[i as u64, t.samples.len() as u64]);
+                t.samples.push(eval.sample(&t.point, seed)?);
+                t.estimate = estimate(&t.samples);
+            }
+            if round + 1 >= plan.min_chunks {
+                let floor = self.best_low(&alive);
+                let last = round + 1 == plan.max_chunks;
+                alive.retain(|&i| {
+                    let t = &mut self.trials[i];
+                    let keep = t.estimate.high >= floor;
+                    t.stopped_early |= !keep && !last;
+                    keep
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A made-up landscape: the weak rate grows as each knob nears its first value (far from
+    /// the `stress` baseline), with seeded multiplicative noise, so the best configuration is
+    /// known.
+    struct Synthetic {
+        space: Space,
+        chunks: usize,
+        limit: usize,
+    }
+
+    impl Evaluator for Synthetic {
+        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, String> {
+            self.chunks += 1;
+            let params = &self.space.params;
+            let score: usize =
+                p.0.iter()
+                    .zip(params)
+                    .map(|(&i, k)| k.values.len() - 1 - i)
+                    .sum();
+            let noise = 0.9 + (Rng::new(seed).next_u64() % 200) as f64 / 1000.0;
+            let weak = (1000.0 * (1 + score * score) as f64 * noise) as u64;
+            Ok(Sample {
+                instances: 1_000_000,
+                weak,
+                seconds: 1.0,
+            })
+        }
+        fn time_left(&self) -> bool {
+            self.chunks < self.limit
+        }
+    }
+
+    fn plan(seed: u64) -> Plan {
+        Plan {
+            seed,
+            random: 12,
+            local: 24,
+            parents: 3,
+            min_chunks: 2,
+            max_chunks: 4,
+        }
+    }
+
+    fn run(seed: u64, limit: usize) -> (Outcome, usize) {
+        let mut e = Synthetic {
+            space: Space::gpu(),
+            chunks: 0,
+            limit,
+        };
+        let space = e.space.clone();
+        let out = search(&space, &plan(seed), &mut e).unwrap();
+        (out, e.chunks)
+    }
+
+    #[test]
+    fn a_seed_reproduces_the_search_and_another_seed_explores_elsewhere() {
+        let (a, _) = run(1, usize::MAX);
+        let (b, _) = run(1, usize::MAX);
+        assert_eq!(a, b);
+        let (c, _) = run(2, usize::MAX);
+        let points = |o: &Outcome| o.trials.iter().map(|t| t.point.clone()).collect::<Vec<_>>();
+        assert_ne!(points(&a), points(&c));
+        assert_eq!(a.trials[0].phase, Phase::Baseline);
+        assert!(!a.cut_short);
+    }
+
+    #[test]
+    fn the_local_search_climbs_and_the_winner_is_significantly_better_than_the_baseline() {
+        let (out, _) = run(1, usize::MAX);
+        let best = &out.trials[out.best];
+        assert_ne!(out.best, 0, "the baseline is far from the best corner");
+        assert!(best.estimate.low > out.trials[0].estimate.high);
+        let top = |local: bool| {
+            out.trials
+                .iter()
+                .filter(|t| (t.phase == Phase::Local) == local)
+                .map(|t| t.estimate.low)
+                .fold(0.0, f64::max)
+        };
+        assert!(top(true) > top(false), "the local search beat every draw");
+        // The winner is the first that nothing measured is significantly better than.
+        assert!(out
+            .trials
+            .iter()
+            .all(|t| t.estimate.low <= best.estimate.high));
+    }
+
+    #[test]
+    fn early_stopping_spends_fewer_chunks_on_poor_configurations() {
+        let (out, chunks) = run(1, usize::MAX);
+        let max = plan(1).max_chunks;
+        let stopped: Vec<&Trial> = out.trials.iter().filter(|t| t.stopped_early).collect();
+        assert!(
+            stopped.len() >= 3,
+            "poor draws are dropped: {}",
+            stopped.len()
+        );
+        let cheap = stopped.iter().filter(|t| t.samples.len() < max).count();
+        assert!(cheap >= 3, "{cheap} dropped before their last chunk");
+        // Each race gives its incumbent at most `max` chunks more than a challenger.
+        let races = 1 + plan(1).local.div_ceil(plan(1).parents);
+        assert!(chunks < out.trials.len() * max + races * max);
+    }
+
+    #[test]
+    fn the_budget_cuts_the_search_short_and_says_so() {
+        let (out, chunks) = run(1, 10);
+        assert!(out.cut_short);
+        assert_eq!(chunks, 10);
+        let mut e = Synthetic {
+            space: Space::cpu(),
+            chunks: 0,
+            limit: 0,
+        };
+        let err = search(&Space::cpu(), &plan(1), &mut e).unwrap_err();
+        assert!(err.contains("budget"), "{err}");
+    }
+
+    #[test]
+    fn indistinguishable_configurations_leave_the_baseline_in_place() {
+        struct Flat(usize);
+        impl Evaluator for Flat {
+            fn sample(&mut self, _: &Point, seed: u64) -> Result<Sample, String> {
+                self.0 += 1;
+                let weak = 1000 + Rng::new(seed).next_u64() % 20;
+                Ok(Sample {
+                    instances: 1000,
+                    weak,
+                    seconds: 1.0,
+                })
+            }
+            fn time_left(&self) -> bool {
+                true
+            }
+        }
+        let out = search(&Space::cpu(), &plan(7), &mut Flat(0)).unwrap();
+        assert_eq!(out.best, 0);
+    }
+}
