@@ -48,8 +48,8 @@ pub struct LocRef {
 /// A memory location with storage of its own.
 #[derive(Clone, Debug)]
 pub struct Memory {
-    /// Its name.
-    pub name: String,
+    /// Its name (shared with the initial write event of every combination).
+    pub name: Arc<str>,
     /// Its initial value.
     pub init: Value,
 }
@@ -140,7 +140,7 @@ impl Locations {
         };
         self.names.insert(name.to_string(), r);
         self.memories.push(Memory {
-            name: name.to_string(),
+            name: name.into(),
             init,
         });
     }
@@ -220,22 +220,29 @@ impl Program {
         self.names.get(name).map(|l| l.phys)
     }
 
-    /// Every trace of every thread, with read values drawn from `domains` (per memory);
-    /// refused past [`MAX_TRACE_EVENTS`] events in all, the model's memory cap.
-    pub fn all_traces(&self, domains: &[BTreeSet<Value>]) -> Result<Vec<Vec<Trace>>, ModelError> {
+    /// Runs again, with read values drawn from `domains` (per memory), every thread that
+    /// `stale` names, keeping the other threads' traces; refused past [`MAX_TRACE_EVENTS`]
+    /// events in all, the model's memory cap.
+    fn update_traces(
+        &self,
+        domains: &[BTreeSet<Value>],
+        traces: &mut [Vec<Trace>],
+        stale: impl Fn(usize) -> bool,
+    ) -> Result<(), ModelError> {
         let mut events = 0usize;
-        let mut all = Vec::with_capacity(self.threads.len());
         for (i, t) in self.threads.iter().enumerate() {
-            let mut out = Vec::new();
-            Runner {
-                prog: self,
-                thread: t,
-                tid: i,
-                domains,
-                no_name: Arc::from(""),
+            if stale(i) {
+                traces[i].clear();
+                Runner {
+                    prog: self,
+                    thread: t,
+                    tid: i,
+                    domains,
+                    no_name: Arc::from(""),
+                }
+                .run(State::new(t), &mut traces[i])?;
             }
-            .run(State::new(t), &mut out)?;
-            events += out.iter().map(|tr| tr.events.len()).sum::<usize>();
+            events += traces[i].iter().map(|tr| tr.events.len()).sum::<usize>();
             if events > MAX_TRACE_EVENTS {
                 return Err(ModelError::TooLarge {
                     what: format!(
@@ -244,24 +251,42 @@ impl Program {
                     ),
                 });
             }
-            all.push(out);
         }
-        Ok(all)
+        Ok(())
+    }
+
+    /// The memories each thread's instructions name. A thread reads values from the domains
+    /// of these alone, so its traces change only when one of them grows.
+    fn accessed(&self) -> Vec<Vec<usize>> {
+        self.threads
+            .iter()
+            .map(|t| {
+                t.body
+                    .iter()
+                    .filter_map(|i| i.addr().and_then(|a| self.phys_of(&a.loc)))
+                    .collect()
+            })
+            .collect()
     }
 
     /// The values each memory can hold in an execution free of thin air: initial values, then
     /// what the threads write when reading values found so far, repeated as often as an
     /// execution has writes (each value comes from a chain of at most that many reads-from).
+    /// Each round runs again only the threads that read a memory whose values grew.
     pub fn domains(&self) -> Result<Domains, ModelError> {
         let mut domains: Vec<BTreeSet<Value>> = self
             .memories
             .iter()
             .map(|m| BTreeSet::from([m.init]))
             .collect();
+        let accessed = self.accessed();
+        let mut traces = vec![Vec::new(); self.threads.len()];
+        let mut grew = vec![true; self.memories.len()];
         let mut round = 0usize;
         loop {
-            let traces = self.all_traces(&domains)?;
-            let mut changed = false;
+            let stale = |t: usize| accessed[t].iter().any(|&l| grew[l]) || round == 0;
+            self.update_traces(&domains, &mut traces, stale)?;
+            grew.iter_mut().for_each(|g| *g = false);
             let mut max_writes = 0usize;
             for per_thread in &traces {
                 let mut most = 0;
@@ -270,7 +295,7 @@ impl Program {
                     for e in &tr.events {
                         if e.is_write() {
                             w += 1;
-                            changed |= domains[e.loc].insert(e.value);
+                            grew[e.loc] |= domains[e.loc].insert(e.value);
                         }
                     }
                     most = most.max(w);
@@ -278,11 +303,13 @@ impl Program {
                 max_writes += most;
             }
             round += 1;
-            if !changed {
+            if !grew.contains(&true) {
                 return Ok((domains, traces));
             }
             if round > max_writes + 1 {
-                let traces = self.all_traces(&domains)?;
+                self.update_traces(&domains, &mut traces, |t| {
+                    accessed[t].iter().any(|&l| grew[l])
+                })?;
                 return Ok((domains, traces));
             }
         }

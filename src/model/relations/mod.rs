@@ -12,7 +12,7 @@ mod program;
 mod proxy;
 mod strong;
 
-use super::event::Event;
+use super::event::{BarrierKind, Event, Kind};
 use super::lower::{Program, Trace};
 use super::relation::{bit, Rel, Set, MAX_EVENTS};
 use super::ModelError;
@@ -57,6 +57,11 @@ pub struct Combo {
 /// no final state); `None` when every barrier can, or when a trace stops undecided.
 pub fn hang(prog: &Program, traces: &[&Trace]) -> Option<Hang> {
     if traces.iter().any(|t| t.fault.is_some()) {
+        return None;
+    }
+    // Only CTA barriers form groups: without one, spare building the events.
+    let cta_barrier = |e: &Event| matches!(e.kind, Kind::Barrier(BarrierKind::Cta { .. }));
+    if !traces.iter().any(|t| t.events.iter().any(cta_barrier)) {
         return None;
     }
     let (events, _) = program::events(prog, traces);

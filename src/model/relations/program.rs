@@ -19,7 +19,7 @@ pub(super) fn events(prog: &Program, traces: &[&Trace]) -> (Vec<Event>, Vec<usiz
             kind: Kind::Write,
             loc: i,
             vaddr: usize::MAX,
-            loc_name: m.name.as_str().into(),
+            loc_name: m.name.clone(),
             value: m.init,
             strong: false,
             acquire: false,
