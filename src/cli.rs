@@ -595,17 +595,42 @@ pub struct RunArgs {
     pub json: bool,
 }
 
+/// What `--stress` names: a preset, or a tuned file.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StressChoice {
+    /// A named preset (`stress`, `random-7`, ...).
+    Preset(Stress),
+    /// `tuned:FILE`: the settings `tune` wrote, on top of the default preset.
+    Tuned(PathBuf),
+}
+
+/// The prefix of `--stress tuned:FILE`.
+pub const TUNED_PREFIX: &str = "tuned:";
+
+impl std::str::FromStr for StressChoice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<StressChoice, String> {
+        match s.strip_prefix(TUNED_PREFIX) {
+            Some("") => Err("tuned: needs a file (tuned:results/<machine>/tuned/SB.stress)".into()),
+            Some(file) => Ok(StressChoice::Tuned(PathBuf::from(file))),
+            None => s.parse().map(StressChoice::Preset),
+        }
+    }
+}
+
 /// A kernel's stress configuration: a preset, then a file of settings, then single settings
 /// (each later one wins). `run`, `emit`, `sass` and `toolchains prebuild` share it, so the
 /// kernel checked is the kernel launched.
 #[derive(Debug, Args)]
 pub struct StressArgs {
     /// Stress preset: basic (no stress, fixed placement), interleave (shuffled placement, spin
-    /// barrier, no memory stress), stress (everything on) or random-<seed> (every incantation
-    /// drawn from the seed). The default is `run`'s, so the kernel `emit` and `sass` check is
-    /// the kernel `run` launches.
+    /// barrier, no memory stress), stress (everything on), random-<seed> (every incantation
+    /// drawn from the seed) or tuned:FILE (a file `tune` wrote: the stress preset with the
+    /// file's settings, and on the CPU its `cpu.` options). The default is `run`'s, so the
+    /// kernel `emit` and `sass` check is the kernel `run` launches.
     #[arg(long, default_value = DEFAULT_PRESET)]
-    pub stress: Stress,
+    pub stress: StressChoice,
     /// Set one incantation on top of the preset and the --stress-file, as KEY=VALUE
     /// (repeatable). Keys: testing_ctas, max_ctas, cta_size, shuffle_pct, barrier_pct,
     /// mem_stride, mem_stress_pct, mem_stress_iterations, mem_stress_pattern, pre_stress_pct,

@@ -15,6 +15,7 @@ mod common;
 
 use common::{bin, fresh, text};
 use serde_json::Value;
+use std::collections::BTreeMap;
 use std::path::Path;
 
 fn tune(seed: &str, out: &Path) -> String {
@@ -126,6 +127,109 @@ fn the_tuned_file_says_where_and_how_it_was_tuned() {
             .sum();
         assert_eq!(n, 4000, "two chunks of a fixed 2000 instances each");
     }
+}
+
+/// `run --stress tuned:FILE` on the CPU runs with the file's options, recorded in `run.json`.
+#[test]
+fn run_reads_a_tuned_file_and_records_its_options() {
+    let dir = fresh("for-run");
+    let o = bin()
+        .args(["tune", "--backend", "cpu", "--shapes", "SB", "--seed", "3"])
+        .args(["--random", "2", "--local", "0", "--chunk-instances", "2000"])
+        .args(["--min-chunks", "2", "--max-chunks", "2", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let file = dir.join("SB.stress");
+    let want: BTreeMap<String, String> = settings(&dir)
+        .iter()
+        .map(|l| {
+            let (k, v) = l.split_once(" = ").unwrap();
+            (k.trim_start_matches("cpu.").to_string(), v.to_string())
+        })
+        .collect();
+    let results = fresh("run-results");
+    let o = bin()
+        .args([
+            "run",
+            "litmus/sb/SB+rlx.gpu+rlx.gpu.litmus",
+            "--backend",
+            "cpu",
+        ])
+        .args(["--instances", "2000", "--seed", "1", "--results"])
+        .arg(&results)
+        .arg("--stress")
+        .arg(format!("tuned:{}", file.display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    let run_json = find(&results, "run.json").expect("a run.json");
+    let rec: Value = serde_json::from_str(&std::fs::read_to_string(run_json).unwrap()).unwrap();
+    let other = &rec["parameters"]["other"];
+    for (k, v) in &want {
+        assert_eq!(other[k].as_str(), Some(v.as_str()), "{k} in {other}");
+    }
+    // The same file as a --stress-file: its CPU lines are not incantations.
+    let o = bin()
+        .args(["emit", "SB+rlx.gpu+rlx.gpu", "--stress-file"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        text(&o.stderr).contains("--stress tuned:"),
+        "{}",
+        text(&o.stderr)
+    );
+}
+
+/// A GPU tuned file's stress keys go on top of the `stress` preset.
+#[test]
+fn a_tuned_stress_file_sets_the_kernels_incantations() {
+    let dir = common::scratch("gpu-file");
+    let file = dir.join("MP.stress");
+    std::fs::write(
+        &file,
+        "# weak/s: 1e6\nmem_stress_pct = 25\nbarrier_pct = 100\n",
+    )
+    .unwrap();
+    let o = bin()
+        .args(["emit", "SB+rlx.gpu+rlx.gpu", "--stress"])
+        .arg(format!("tuned:{}", file.display()))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o.stderr));
+    assert!(
+        text(&o.stdout).contains("// stress: stress with mem_stress_pct=25;"),
+        "{}",
+        text(&o.stdout)
+            .lines()
+            .take(5)
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    let o = bin()
+        .args(["emit", "SB+rlx.gpu+rlx.gpu", "--stress", "tuned:"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("needs a file"));
+}
+
+/// The first file named `name` under `dir`.
+fn find(dir: &Path, name: &str) -> Option<std::path::PathBuf> {
+    for e in std::fs::read_dir(dir).ok()?.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            if let Some(f) = find(&p, name) {
+                return Some(f);
+            }
+        } else if p.file_name().is_some_and(|n| n == name) {
+            return Some(p);
+        }
+    }
+    None
 }
 
 #[test]

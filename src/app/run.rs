@@ -49,6 +49,12 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         None => cli_plan(args)?,
     };
     let backend = choose_backend(plan.backend)?;
+    if backend == Backend::Cpu && args.replay.is_none() {
+        // A tuned file's CPU options, unless -o sets the same key.
+        for (k, v) in super::stress::tuned_cpu_options(&args.stress)? {
+            plan.options.entry(k).or_insert(v);
+        }
+    }
     // A bad -o is one error before anything runs, not a refusal per test.
     if backend != Backend::Cuda && plan.options.contains_key("compiler") {
         return Err(format!(
