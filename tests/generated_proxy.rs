@@ -3,6 +3,7 @@
 //! the weak outcome allowed and the right one forbids it (PTX ISA §8.9.5, as NVIDIA's
 //! mixedproxy model says); and tests of the same shape in the Dat3M corpus (mixedproxy's
 //! `MP_cta`/`MP_gpu` tests) have the same published verdict.
+//! Where a fence sits matters too: a proxy fence acts in its CTA, only on the causality path.
 
 mod common;
 
@@ -163,7 +164,15 @@ fn a_missing_proxy_fence_allows_the_weak_outcome_and_the_right_one_forbids_it() 
 
 /// Corpus tests (mixedproxy's MP tests, in the Dat3M corpus) and the generated test of the
 /// same shape: the same threads, placement, proxies and fences, values renamed.
-const SAME_SHAPE: [(&str, &str); 16] = [
+const SAME_SHAPE: [(&str, &str); 18] = [
+    (
+        "Nvidia/proxy/Proxy-MP-gen-sur-surfaceFence",
+        "MP+wk_fence.proxy.surface_rel.cta+acq.cta_sur-samecta",
+    ),
+    (
+        "Nvidia/proxy/Proxy-MP-gpu5",
+        "MP+wk_fence.proxy.surface_rel.gpu+acq.gpu_sur-diffcta",
+    ),
     (
         "Nvidia/proxy/Proxy-MP-gen-sur-no-proxyFence",
         "MP+wk_rel.cta+acq.cta_sur-samecta",
@@ -253,5 +262,23 @@ fn generated_proxy_tests_have_the_published_verdict_of_corpus_tests_of_their_sha
             rows[generated], corpus_weak,
             "{generated} and {rel} (published {published}) differ"
         );
+    }
+}
+
+#[test]
+fn a_proxy_fence_acts_in_its_cta_and_only_on_the_path_from_the_write() {
+    let model = verdicts();
+    for (p, s) in SYNCED {
+        for (r, right) in READS {
+            // In the writer's thread, between the write and the release: a proxy fence is in
+            // the reader's CTA only when the two share one; fence.proxy.alias acts anywhere.
+            let n = format!("MP+wk_fence.proxy.{right}_rel.{s}+acq.{s}_{r}-{p}");
+            assert_eq!(model[&n], p == "diffcta" && r != "ali", "{n}");
+            // In the reader's thread before the acquire: off the path from the write.
+            for f in FENCES {
+                let n = format!("MP+wk_rel.{s}+fence.proxy.{f}_acq.{s}_{r}-{p}");
+                assert!(model[&n], "{n}");
+            }
+        }
     }
 }
