@@ -117,3 +117,78 @@ fn every_corpus_proxy_test_emits_or_is_refused_as_documented() {
     assert_eq!(count("runs"), 0);
     assert_eq!(count("surface and generic"), 10);
 }
+
+/// Message passing from a generic store to a texture read with no proxy fence, and two texture
+/// reads of one location (which ptxas must neither merge nor reorder).
+const TEXTURE_TESTS: [&str; 2] = [
+    "PTX MP+tex\n{\nx = 0;\nt @ texture aliases x;\nflag = 0;\n}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.acquire.gpu r0, flag ;\n st.release.gpu flag, 1 | tld.weak r1, t ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n",
+    "PTX CoRR+tex\n{\nx = 0;\nt @ texture aliases x;\n}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.relaxed.gpu x, 1 | tld.weak r0, t ;\n | fence.proxy.alias ;\n | tld.weak r1, x ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n",
+];
+
+fn texture_kernels() -> Vec<ptx_litmus::codegen::Kernel> {
+    TEXTURE_TESTS
+        .iter()
+        .map(|t| {
+            let test = ptx_litmus::litmus::parse(t, std::path::Path::new("t.litmus")).unwrap();
+            kernel(&test).unwrap_or_else(|e| panic!("{}: {e}", test.name))
+        })
+        .collect()
+}
+
+#[test]
+fn texture_reads_are_texel_fetches_of_the_locations_word() {
+    use ptx_litmus::codegen::ptx::POp;
+    use ptx_litmus::codegen::Param;
+    for k in texture_kernels() {
+        assert!(k.layout.linear_texture, "{}", k.layout.test);
+        assert_eq!(k.layout.params().last(), Some(&Param::Texture));
+        assert!(k.ptx.contains(".param .u64 p_tex"), "{}", k.ptx);
+        let tlds: usize = k
+            .roles
+            .iter()
+            .map(|r| {
+                let n = r.ops.iter().filter(|o| matches!(o.op, POp::Tld { .. }));
+                n.count()
+            })
+            .sum();
+        let in_ptx = k.ptx.matches("tex.1d.v4.u32.s32").count();
+        assert!(
+            tlds >= 1 && in_ptx == tlds,
+            "{}: {tlds} tld, {in_ptx} in the PTX",
+            k.layout.test
+        );
+    }
+    // A kernel without texture reads takes no texture object.
+    let plain = kernel(&load("litmus/mp/MP+fence.acq.gpu+fence.rel.gpu.litmus")).unwrap();
+    assert!(!plain.layout.linear_texture && !plain.ptx.contains("p_tex"));
+}
+
+#[test]
+fn texture_kernels_pass_the_sass_check_with_each_ptxas() {
+    use ptx_litmus::sass::{self, tools};
+    use ptx_litmus::toolchain::store;
+    if !common::sass::tools_present("texture_kernels_pass_the_sass_check_with_each_ptxas") {
+        return;
+    }
+    let mut ptxas = vec![tools::find(tools::Tool::Ptxas).unwrap()];
+    match store::installed(&store::root())
+        .into_iter()
+        .find(|i| i.version.to_string().starts_with("13.0") && i.has_ptxas())
+    {
+        Some(i) => ptxas.push(i.ptxas()),
+        None => eprintln!("ptxas 13.0 is not in the toolchain store: checked with .venv's only"),
+    }
+    for k in texture_kernels() {
+        for p in &ptxas {
+            let cubin = tools::assemble_with(p, &k.ptx, "sm_90").unwrap();
+            let check = sass::check_sass(&k, &tools::disassemble(&cubin).unwrap());
+            assert!(
+                check.ok(),
+                "{} with {}: {:?}",
+                k.layout.test,
+                p.display(),
+                check.errors()
+            );
+        }
+    }
+}

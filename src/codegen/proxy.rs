@@ -79,8 +79,12 @@ pub const SURFACE_AND_GENERIC: &str = "surfaces address CUDA arrays (cuSurfObjec
     only an array resource), which generic loads and stores cannot address, so no memory is \
     reachable both ways";
 
-/// Why a texture or surface access does not run (yet).
-pub const NO_OBJECTS: &str = "the harness creates no texture or surface objects yet";
+/// Why a surface access does not run (yet).
+pub const NO_OBJECTS: &str = "the harness creates no surface objects (CUDA arrays) yet";
+
+/// Why a texture read through a generic alias's name does not run.
+pub const TEXTURE_THROUGH_ALIAS: &str = "the texture object binds the location's own address, \
+    and in the model a read through a generic alias's address is another access";
 
 /// Why a texture or surface access of shared memory cannot run.
 pub const OBJECT_OF_SHARED: &str = "texture and surface objects bind global memory (a linear \

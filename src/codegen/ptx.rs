@@ -49,6 +49,9 @@ pub enum PSpace {
     SharedCta,
     /// `.shared::cluster` (32-bit address from `mapa`, shared memory of another CTA).
     SharedCluster,
+    /// The texture proxy: an element index (32-bit) of the texture object over the memory
+    /// buffer, which the role reads with `tex` (no state space of its own).
+    Texture,
 }
 
 /// Semantics and scope of a memory operation as PTX spells them.
@@ -156,7 +159,22 @@ pub enum POp {
     },
     /// `barrier.cluster.wait.acquire;`
     ClusterWait,
+    /// `tex.1d.v4.u32.s32 {dst, _, _, _}, [TEXTURE, {index}];`: a texture fetch of element
+    /// `index` of the role's texture object (register [`TEXTURE`]); the fetch returns four
+    /// channels, of which a one-channel texture fills the first.
+    Tld {
+        /// Destination.
+        dst: PReg,
+        /// Element index (`.s32`).
+        index: PReg,
+    },
 }
+
+/// The register of a role that holds its texture object.
+pub const TEXTURE: &str = "%tex";
+
+/// The registers that receive the texture fetch's unused channels.
+pub const TEXTURE_SINK: [&str; 3] = ["%txs0", "%txs1", "%txs2"];
 
 impl PSpace {
     /// The PTX state-space qualifier.
@@ -165,6 +183,7 @@ impl PSpace {
             PSpace::Global => ".global",
             PSpace::SharedCta => ".shared::cta",
             PSpace::SharedCluster => ".shared::cluster",
+            PSpace::Texture => "",
         }
     }
 }
@@ -290,6 +309,13 @@ impl fmt::Display for POp {
                 if *relaxed { "relaxed" } else { "release" }
             ),
             POp::ClusterWait => f.write_str("barrier.cluster.wait.acquire;"),
+            POp::Tld { dst, index } => {
+                let [a, b, c] = TEXTURE_SINK;
+                write!(
+                    f,
+                    "tex.1d.v4.u32.s32 {{{dst}, {a}, {b}, {c}}}, [{TEXTURE}, {{{index}}}];"
+                )
+            }
             POp::SoftBarrier { arrive, barrier } => write!(
                 f,
                 "call litmus_soft_{}, (software barrier {barrier});",

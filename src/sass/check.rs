@@ -147,7 +147,19 @@ impl Event {
 pub fn is_access(i: &SassInstr) -> bool {
     matches!(
         i.base(),
-        "LDG" | "STG" | "LDS" | "STS" | "LD" | "ST" | "ATOMG" | "ATOMS" | "ATOM" | "REDG" | "RED"
+        "LDG"
+            | "STG"
+            | "LDS"
+            | "STS"
+            | "LD"
+            | "ST"
+            | "ATOMG"
+            | "ATOMS"
+            | "ATOM"
+            | "REDG"
+            | "RED"
+            | "TLD"
+            | "TEX"
     )
 }
 
@@ -210,6 +222,8 @@ pub fn expect(op: &POp) -> Vec<Event> {
                     PSpace::Global => &["LDG"],
                     PSpace::SharedCta => &["LDS"],
                     PSpace::SharedCluster => &["LD"],
+                    // Texture reads are `POp::Tld`.
+                    PSpace::Texture => &[],
                 },
                 strength: strength(order, *space, false),
                 ops: vec![],
@@ -233,6 +247,8 @@ pub fn expect(op: &POp) -> Vec<Event> {
                     PSpace::Global => &["STG"],
                     PSpace::SharedCta => &["STS"],
                     PSpace::SharedCluster => &["ST"],
+                    // Nothing stores through a texture.
+                    PSpace::Texture => &[],
                 },
                 strength: strength(order, *space, false),
                 ops: vec![],
@@ -294,6 +310,14 @@ pub fn expect(op: &POp) -> Vec<Event> {
             ev.push(Event::Cctl);
         }
         POp::SoftBarrier { .. } => ev.push(Event::Call),
+        // A texel fetch (`TLD.LZ` from ptxas 13 for sm_90): weak, no scope and no immediate
+        // offset (the element index is a register).
+        POp::Tld { .. } => ev.push(Event::Access {
+            bases: &["TLD", "TEX"],
+            strength: None,
+            ops: vec![],
+            offset: 0,
+        }),
     }
     ev
 }
@@ -314,6 +338,7 @@ fn rmw(ev: &mut Vec<Event>, order: &Order, space: PSpace, op: AtomOp, offset: u6
         (PSpace::SharedCta, _) => &["ATOMS"],
         // A red on another CTA's shared memory is issued as an ATOM.
         (PSpace::SharedCluster, _) => &["ATOM", "RED"],
+        (PSpace::Texture, _) => &[],
     };
     if space == PSpace::SharedCta && op == AtomOp::Add && red {
         // ptxas turns a shared red.add of a constant into ATOMS.POPC.INC.

@@ -19,8 +19,8 @@ fn word(layout: &Layout, c: Counter) -> u64 {
 
 /// The collect kernel's text.
 pub fn render(test: &Test, layout: &Layout) -> String {
-    let mut f = Func::new(signature("litmus_collect"));
-    load_params(&mut f);
+    let mut f = Func::new(signature("litmus_collect", layout));
+    load_params(&mut f, layout);
     f.section();
     f.decl(".reg .b32 %or, %done, %skip, %idx, %d, %st, %bucket, %peers, %count, %lead, %lane;");
     f.decl(".reg .pred %valid, %counted;");

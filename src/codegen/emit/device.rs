@@ -2,12 +2,13 @@
 //! location's slot, the per-launch random draws and the stress loop call.
 
 use crate::codegen::func::Func;
-use crate::codegen::layout::{Counter, Layout, LocationLayout, Param, Salt, PARAMS};
+use crate::codegen::layout::{Counter, Layout, LocationLayout, Param, Salt};
 use crate::codegen::stress::Stress;
 
-/// The signature of entry `name`: the parameters of [`PARAMS`] in order.
-pub fn signature(name: &str) -> String {
-    let p: Vec<String> = PARAMS
+/// The signature of entry `name`: the parameters of [`Layout::params`] in order.
+pub fn signature(name: &str, layout: &Layout) -> String {
+    let p: Vec<String> = layout
+        .params()
         .iter()
         .map(|p| {
             let ty = if *p == Param::Seed { "u32" } else { "u64" };
@@ -17,9 +18,12 @@ pub fn signature(name: &str) -> String {
     format!(".visible .entry {name}({})\n", p.join(", "))
 }
 
+/// The register that holds the texture object in both entries.
+pub const TEXTURE_OBJECT: &str = "%texobj";
+
 /// The registers both entries use and the loads of the parameters into them (pointers made
-/// global).
-pub fn load_params(f: &mut Func) {
+/// global; the texture object, a handle, as it is).
+pub fn load_params(f: &mut Func, layout: &Layout) {
     f.decl(".reg .b64 %mem, %results, %hist, %stress, %sync, %res, %w64, %ga;");
     f.decl(".reg .b32 %seed, %cx, %tx, %gt, %h, %h2, %inst, %slot, %v;");
     f.decl(".reg .pred %p, %q;");
@@ -34,6 +38,13 @@ pub fn load_params(f: &mut Func) {
         f.line(format!("cvta.to.global.u64 {reg}, {reg};"));
     }
     f.line(format!("ld.param.u32 %seed, [{}];", Param::Seed.name()));
+    if layout.linear_texture {
+        f.decl(format!(".reg .b64 {TEXTURE_OBJECT};"));
+        f.line(format!(
+            "ld.param.u64 {TEXTURE_OBJECT}, [{}];",
+            Param::Texture.name()
+        ));
+    }
 }
 
 /// Emits `litmus_mix(seed, salt)` into `dst`.
@@ -94,6 +105,23 @@ pub fn global_addr(f: &mut Func, layout: &Layout, loc: &LocationLayout, dst: &st
         4 * loc.base
     ));
     f.line(format!("add.u64 {dst}, %mem, %w64;"));
+}
+
+/// Emits the word index of global location `loc` for the instance in `%inst` into the 32-bit
+/// `dst`: its element in the texture over the memory buffer (the formula of
+/// [`Layout::global_word`]).
+pub fn global_index(f: &mut Func, layout: &Layout, loc: &LocationLayout, dst: &str) {
+    if layout.aliased {
+        f.line(format!("mov.u32 {dst}, {};", loc.base));
+        return;
+    }
+    f.line(format!("mul.wide.u32 %w64, %inst, {};", loc.multiplier));
+    f.line(format!("rem.u64 %w64, %w64, {};", layout.instances));
+    f.line(format!(
+        "mad.lo.u64 %w64, %w64, {}, {};",
+        loc.stride, loc.base
+    ));
+    f.line(format!("cvt.u32.u64 {dst}, %w64;"));
 }
 
 /// Emits the shared address (own CTA) of shared location `loc` for the instance in `%slot`.

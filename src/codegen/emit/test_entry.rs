@@ -4,7 +4,10 @@
 //! its instance's locations, and stores the returned words in its instance's result slots. A
 //! thread without a role replays its skeleton; CTAs beyond the testing ones only stress memory.
 
-use super::device::{chance, global_addr, load_params, mix, shared_addr, signature, stress_call};
+use super::device::{
+    chance, global_addr, global_index, load_params, mix, shared_addr, signature, stress_call,
+    TEXTURE_OBJECT,
+};
 use super::skeleton::Skeletons;
 use super::NONE;
 use crate::codegen::fragments::SPIN_BOUND;
@@ -69,7 +72,7 @@ impl Entry<'_> {
     /// grid into testing and stress CTAs.
     fn open(&self) -> Func {
         let k = self.layout.shape.cluster_dim;
-        let mut head = signature("litmus_test");
+        let mut head = signature("litmus_test", self.layout);
         let _ = writeln!(head, ".reqntid {}, 1, 1", self.stress.cta_size);
         if k > 1 {
             let _ = writeln!(head, ".explicitcluster\n.reqnctapercluster {k}, 1, 1");
@@ -79,11 +82,14 @@ impl Entry<'_> {
         for n in 0..max_args {
             f.decl(format!(".reg .b64 %ga_{n};"));
             f.decl(format!(".reg .b32 %sa_{n};"));
+            if self.layout.linear_texture {
+                f.decl(format!(".reg .b32 %xa_{n};"));
+            }
         }
         if self.soft {
             f.decl(".reg .b64 %sy;");
         }
-        load_params(&mut f);
+        load_params(&mut f, self.layout);
         f.section();
         f.decl(".reg .b32 %pcl, %rank, %x, %tile, %c, %j, %warp, %wk, %block, %g, %lane, %ll, %run, %idx, %role, %am, %bm, %rot, %aw, %bw, %al, %bl, %bar, %st, %skel, %sa;");
         f.decl(".reg .pred %shuf;");
@@ -319,6 +325,13 @@ impl Entry<'_> {
             .iter()
             .find(|l| l.name == a.loc)
             .expect("argument locations are memory locations");
+        if a.space == PSpace::Texture {
+            global_index(f, layout, loc, &format!("%xa_{n}"));
+            return (
+                format!(".param .b32 r_a{n}"),
+                format!("st.param.b32 [r_a{n}], %xa_{n};"),
+            );
+        }
         if a.space == PSpace::Global {
             global_addr(f, layout, loc, "%ga");
             if a.view > 0 {
@@ -373,6 +386,11 @@ impl Entry<'_> {
             decl.push(".param .b64 r_sync".into());
             stores.push("st.param.b64 [r_sync], %sy;".into());
             names.push("r_sync".into());
+        }
+        if r.args.iter().any(|a| a.space == PSpace::Texture) {
+            decl.push(".param .b64 r_tex".into());
+            stores.push(format!("st.param.b64 [r_tex], {TEXTURE_OBJECT};"));
+            names.push("r_tex".into());
         }
         for (n, a) in r.args.iter().enumerate() {
             let (d, s) = self.role_arg(f, n, a);

@@ -43,10 +43,15 @@ pub enum Param {
     Sync,
     /// The launch's seed, a `u32` by value; a new one per launch re-randomises placement.
     Seed,
+    /// A texture object (`CUtexObject`, a `u64` by value) over the [`BufferKind::Memory`]
+    /// buffer: linear, one 32-bit unsigned channel, one element per word; only kernels whose
+    /// test reads through the texture proxy take it ([`Layout::params`]).
+    Texture,
 }
 
-/// The parameters of both kernels (`litmus_test` and `litmus_collect`), in order. Every
-/// pointer is a `u64` device address; `Seed` is a `u32`.
+/// The parameters every kernel starts with (`litmus_test` and `litmus_collect` take the same),
+/// in order; [`Layout::params`] adds the texture object of a test that needs one. Every pointer
+/// is a `u64` device address; `Seed` is a `u32`.
 pub const PARAMS: [Param; 6] = [
     Param::Memory,
     Param::Results,
@@ -66,6 +71,7 @@ impl Param {
             Param::Stress => "p_stress",
             Param::Sync => "p_sync",
             Param::Seed => "p_seed",
+            Param::Texture => "p_tex",
         }
     }
 }
@@ -113,6 +119,10 @@ pub enum Counter {
 
 /// Counters after the outcome counts.
 pub const COUNTERS: u64 = 5;
+
+/// Most elements a texture object over linear memory may span (CUDA's limit for 1D linear
+/// textures on every GPU the harness supports; the runtime checks the device's own).
+pub const MAX_TEXTURE_ELEMENTS: u64 = 1 << 27;
 
 /// Alignment of the memory views: the granularity of the driver's virtual memory mappings
 /// (2 MiB for device memory on every GPU the harness supports; the runtime checks it).
@@ -165,6 +175,16 @@ pub(super) fn collect_launch(instances: u64) -> LaunchConfig {
 }
 
 impl Layout {
+    /// The parameters of both kernels, in order: [`PARAMS`], then [`Param::Texture`] when the
+    /// test reads through the texture proxy.
+    pub fn params(&self) -> Vec<Param> {
+        let mut p = PARAMS.to_vec();
+        if self.linear_texture {
+            p.push(Param::Texture);
+        }
+        p
+    }
+
     /// Index of the histogram word that counts `outcome`, or `None` when a value lies outside
     /// its domain (the unexpected bucket).
     pub fn encode(&self, outcome: &[Value]) -> Option<u64> {

@@ -15,7 +15,7 @@ mod shape;
 
 pub use abi::{
     as_u32, Buffer, BufferKind, Counter, DeviceCounts, LaunchConfig, Param, COUNTERS, MAX_OUTCOMES,
-    PARAMS, VIEW_ALIGN,
+    MAX_TEXTURE_ELEMENTS, PARAMS, VIEW_ALIGN,
 };
 pub use hash::{chance, mix32, Salt};
 pub use memory::LocationLayout;
@@ -84,6 +84,10 @@ pub struct Layout {
     /// locations are independent).
     #[serde(default)]
     pub alias_views: Vec<(String, u32)>,
+    /// Whether the kernels take a texture object over the memory buffer ([`Param::Texture`]):
+    /// the test reads a global location through the texture proxy.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub linear_texture: bool,
 }
 
 fn one_view() -> u32 {
@@ -110,6 +114,18 @@ impl Layout {
         let soft = shape.soft_barriers.len();
         let words = ResultWords::assign(test, &observables, &mut memory.locations, soft)?;
         let (memory_views, view_bytes, alias_views) = memory.views(test);
+        let linear_texture = super::proxy::location_proxies(test)
+            .values()
+            .any(|u| u.texture);
+        if linear_texture && memory.global_words > MAX_TEXTURE_ELEMENTS {
+            return Err(CodegenError::Unsupported {
+                construct: format!("a texture over {} words", memory.global_words),
+                reason: format!(
+                    "a linear texture spans at most {MAX_TEXTURE_ELEMENTS} elements; lower the \
+                     instances"
+                ),
+            });
+        }
         let testing_ctas = shape.tiles * shape.clusters * shape.cluster_dim;
         let buffers = abi::buffers(
             stress,
@@ -140,6 +156,7 @@ impl Layout {
             memory_views,
             view_bytes,
             alias_views,
+            linear_texture,
         })
     }
 

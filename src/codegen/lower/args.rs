@@ -4,7 +4,8 @@
 
 use super::unsupported;
 use crate::codegen::layout::Layout;
-use crate::codegen::proxy::NO_OBJECTS;
+use crate::codegen::layout::LocationLayout;
+use crate::codegen::proxy::{NO_OBJECTS, TEXTURE_THROUGH_ALIAS};
 use crate::codegen::ptx::PSpace;
 use crate::codegen::CodegenError;
 use crate::litmus::ast::{LocationKind, Proxy, Space, Test};
@@ -65,63 +66,94 @@ pub(super) fn memory_of<'t>(
     }
 }
 
-/// The (location, view) of every access of `role`, in program order.
-fn accesses(test: &Test, layout: &Layout, role: usize) -> Result<Vec<(String, u32)>, CodegenError> {
+/// One access of a role: the memory location, the view it goes through and its proxy.
+#[derive(PartialEq)]
+struct Access {
+    loc: String,
+    view: u32,
+    proxy: Proxy,
+}
+
+/// Every access of `role`, in program order.
+fn accesses(test: &Test, layout: &Layout, role: usize) -> Result<Vec<Access>, CodegenError> {
     let mut accessed = Vec::new();
     for i in &test.threads[role].body {
-        let Some(a) = i.addr() else {
+        let (Some(a), Some(proxy)) = (i.addr(), i.proxy()) else {
             continue;
         };
-        if let Some(proxy) = i.proxy().filter(|p| *p != Proxy::Generic) {
-            return Err(unsupported(
-                format!(
-                    "a {}-proxy access of P{role} to {}",
-                    format!("{proxy:?}").to_lowercase(),
-                    a.loc
-                ),
-                NO_OBJECTS,
-            ));
-        }
         let (m, view) = memory_of(test, layout, &a.loc, role)?;
-        accessed.push((m.to_string(), view));
+        let what = || {
+            let kind = format!("{proxy:?}").to_lowercase();
+            format!("a {kind}-proxy access of P{role} to {}", a.loc)
+        };
+        match proxy {
+            Proxy::Generic => {}
+            Proxy::Texture if view != 0 => {
+                return Err(unsupported(what(), TEXTURE_THROUGH_ALIAS));
+            }
+            Proxy::Texture if a.offset.is_some() => {
+                return Err(unsupported(what(), "a texture read at a register offset"));
+            }
+            Proxy::Texture => {}
+            Proxy::Surface | Proxy::Constant => return Err(unsupported(what(), NO_OBJECTS)),
+        }
+        accessed.push(Access {
+            loc: m.to_string(),
+            view,
+            proxy,
+        });
     }
     Ok(accessed)
 }
 
-/// The location arguments of `role`, one per access in program order.
+/// The state space through which `role` reaches location `l` with a generic access.
+fn generic_space(layout: &Layout, l: &LocationLayout, role: usize) -> Result<PSpace, CodegenError> {
+    let place = &layout.shape.roles[role];
+    Ok(match l.space {
+        Space::Global => PSpace::Global,
+        Space::Shared { owner } => {
+            let o = &layout.shape.roles[owner];
+            if o.cluster != place.cluster {
+                return Err(CodegenError::Invalid(format!(
+                    "P{role} touches {}, shared memory of P{owner}'s CTA in another cluster",
+                    l.name
+                )));
+            }
+            if o.cta == place.cta {
+                PSpace::SharedCta
+            } else {
+                PSpace::SharedCluster
+            }
+        }
+    })
+}
+
+/// The location arguments of `role`, one per access in program order. A texture read's
+/// argument is the element index, with no bias: a texture fetch has no immediate offset.
 pub(super) fn location_args(
     test: &Test,
     layout: &Layout,
     role: usize,
 ) -> Result<Vec<LocArg>, CodegenError> {
-    let place = &layout.shape.roles[role];
     let accessed = accesses(test, layout, role)?;
-    let mut touched: Vec<&(String, u32)> = Vec::new();
+    let mut touched: Vec<&Access> = Vec::new();
     let mut args = Vec::new();
     for m in &accessed {
-        let (name, view) = m;
         let l = layout
             .locations
             .iter()
-            .find(|l| l.name == *name)
+            .find(|l| l.name == m.loc)
             .expect("an accessed location is a memory location");
-        let space = match l.space {
-            Space::Global => PSpace::Global,
-            Space::Shared { owner } => {
-                let o = &layout.shape.roles[owner];
-                if o.cluster != place.cluster {
-                    return Err(CodegenError::Invalid(format!(
-                        "P{role} touches {}, shared memory of P{owner}'s CTA in another cluster",
-                        l.name
-                    )));
-                }
-                if o.cta == place.cta {
-                    PSpace::SharedCta
-                } else {
-                    PSpace::SharedCluster
-                }
-            }
-        };
+        if m.proxy == Proxy::Texture {
+            args.push(LocArg {
+                loc: l.name.clone(),
+                space: PSpace::Texture,
+                view: 0,
+                bias: 0,
+            });
+            continue;
+        }
+        let space = generic_space(layout, l, role)?;
         if !touched.contains(&m) {
             touched.push(m);
         }
@@ -129,7 +161,7 @@ pub(super) fn location_args(
         args.push(LocArg {
             loc: l.name.clone(),
             space,
-            view: *view,
+            view: m.view,
             bias: arg_bias(slot),
         });
     }

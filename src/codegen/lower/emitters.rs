@@ -11,7 +11,7 @@ use crate::codegen::ptx::{Order, PAddr, POp, PReg, PSpace, Src};
 use crate::codegen::soft_barrier::{SoftBarrier, GAVE_UP, SOFT_BOUND};
 use crate::codegen::CodegenError;
 use crate::litmus::ast::{
-    Addr, AluOp, AtomOp, Barrier, BranchCond, Fence, Instr, Label, LoadSem, Operand,
+    Addr, AluOp, AtomOp, Barrier, BranchCond, Fence, Instr, Label, LoadSem, Operand, Proxy,
     ProxyFenceKind, Reg, RmwSem, Scope, Sem, StoreSem, Value,
 };
 
@@ -20,6 +20,11 @@ type Emitted = Result<(), CodegenError>;
 /// Lowers instruction `cx.index` of the role.
 pub(super) fn instr(cx: &mut Ctx, i: &Instr) -> Emitted {
     match i {
+        Instr::Load {
+            proxy: Proxy::Texture,
+            dst,
+            ..
+        } => tld(cx, dst),
         Instr::Load {
             sem,
             scope,
@@ -148,6 +153,18 @@ fn load(cx: &mut Ctx, sem: LoadSem, scope: Option<Scope>, dst: &Reg, addr: &Addr
         dst,
         addr,
     });
+    Ok(())
+}
+
+/// A texture read: a fetch of the element its argument names (a texture read is weak and
+/// has no scope, so there is nothing else to lower).
+fn tld(cx: &mut Ctx, dst: &Reg) -> Emitted {
+    let k = cx.next_arg;
+    cx.next_arg += 1;
+    debug_assert_eq!(cx.args[k].space, PSpace::Texture);
+    let dst = cx.reg(dst);
+    let index = PReg(format!("%xa{k}"));
+    cx.test_op(POp::Tld { dst, index });
     Ok(())
 }
 

@@ -6,7 +6,7 @@
 use super::{is_cta_barrier, sync_lines, Ctx, LocArg};
 use crate::codegen::func::Func;
 use crate::codegen::layout::Layout;
-use crate::codegen::ptx::PSpace;
+use crate::codegen::ptx::{PSpace, TEXTURE, TEXTURE_SINK};
 use crate::litmus::ast::{Instr, Reg, Test};
 use std::fmt::Write;
 
@@ -19,8 +19,14 @@ pub(super) fn name(role: usize) -> String {
 fn arg_reg(k: usize, a: &LocArg) -> (&'static str, String) {
     match a.space {
         PSpace::Global => ("b64", format!("%ga{k}")),
-        _ => ("b32", format!("%sa{k}")),
+        PSpace::Texture => ("b32", format!("%xa{k}")),
+        PSpace::SharedCta | PSpace::SharedCluster => ("b32", format!("%sa{k}")),
     }
+}
+
+/// Whether a role reads through the texture object (and takes it as a parameter).
+pub(super) fn reads_texture(args: &[LocArg]) -> bool {
+    args.iter().any(|a| a.space == PSpace::Texture)
 }
 
 /// The function of `role` up to its body: signature, declarations, parameter loads and the
@@ -40,6 +46,9 @@ pub(super) fn open(
     );
     if soft {
         head.push_str(", .param .b64 litmus_sync");
+    }
+    if reads_texture(args) {
+        head.push_str(", .param .b64 litmus_tex");
     }
     for (k, a) in args.iter().enumerate() {
         let _ = write!(head, ", .param .{} litmus_loc{k}", arg_reg(k, a).0);
@@ -67,6 +76,11 @@ pub(super) fn open(
         f.decl(".reg .b32 %key;");
         f.decl(".reg .pred %pk;");
         f.line("ld.param.b64 %sync, [litmus_sync];");
+    }
+    if reads_texture(args) {
+        f.decl(format!(".reg .b64 {TEXTURE};"));
+        f.decl(format!(".reg .b32 {};", TEXTURE_SINK.join(", ")));
+        f.line(format!("ld.param.b64 {TEXTURE}, [litmus_tex];"));
     }
     for (k, a) in args.iter().enumerate() {
         let (ty, reg) = arg_reg(k, a);

@@ -112,6 +112,11 @@ pub fn run_measured(
     // A kernel whose barriers never complete would hang the GPU: refused before launch.
     crate::codegen::deadlock::check(test).map_err(|(_, why)| RunError::Unsupported(why))?;
     let kernel = sized_kernel(test, params)?;
+    if kernel.layout.linear_texture {
+        return Err(RunError::Unsupported(
+            "the CUDA backend creates no texture objects yet".into(),
+        ));
+    }
     run_program(&program(test, &kernel), test.threads.len(), params, control)
 }
 

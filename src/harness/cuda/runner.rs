@@ -159,7 +159,8 @@ pub fn execute(
             Param::Results => BufferKind::Results,
             Param::Histogram => BufferKind::Histogram,
             Param::Stress => BufferKind::Stress,
-            Param::Sync | Param::Seed => BufferKind::Sync,
+            // The seed and the texture object are no buffers' pointers.
+            Param::Sync | Param::Seed | Param::Texture => BufferKind::Sync,
         })
     };
     // With every status word 0 the collect kernel counts nothing and writes the initial values.
