@@ -24,7 +24,11 @@ check() {
     shift 2
     timeout -k 5 "$secs" "$@" >"$out/$name.txt" 2>&1 || rc=$?
     # run: 0 conformant, 1 a violation (a finding, kept); anything else failed.
-    if [ "$rc" -le 1 ]; then say "ok      $name (exit $rc)"; else say "FAILED  $name (exit $rc)"; failed=1; fi
+    case $rc in
+        0) say "passed  $name (exit 0)" ;;
+        1) say "passed  $name (exit 1: a violation)" ;;
+        *) say "FAILED  $name (exit $rc)"; failed=1 ;;
+    esac
 }
 have() { command -v "$1" >/dev/null 2>&1; }
 

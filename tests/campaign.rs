@@ -304,7 +304,7 @@ fn the_checked_in_preflight_and_bench_steps_run_on_the_cpu_backend() {
         std::fs::read_to_string(step_dir(&results, "preflight").join("preflight.txt")).unwrap();
     for preset in ["basic", "interleave", "stress"] {
         assert!(
-            report.contains(&format!("ok      mp-{preset} (exit 0)")),
+            report.contains(&format!("passed  mp-{preset} (exit 0)")),
             "{report}"
         );
     }

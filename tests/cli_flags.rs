@@ -5,6 +5,7 @@
 
 mod common;
 
+use common::results::{covering, records, run, suite, Knobs};
 use common::{bin, fresh, text};
 use std::collections::BTreeMap;
 
@@ -247,4 +248,62 @@ fn the_summary_says_conformant_and_no_data_as_the_report_does() {
         .unwrap();
     assert!(row.starts_with("conformant"), "{row}");
     assert!(s.contains("1 conformant, 0 no data"), "{s}");
+}
+
+/// The words a table must not use for a result: the project says `conformant`, `violation`,
+/// `no data`, `pass`.
+const OFF_WORDS: &[&str] = &["ok", "no_data", "nodata", "without data"];
+
+/// Each word of `OFF_WORDS` that `out` uses (whole words, case-insensitive).
+fn off_words(out: &str) -> Vec<String> {
+    let lower = out.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .collect();
+    OFF_WORDS
+        .iter()
+        .filter(|w| {
+            let parts: Vec<&str> = w.split(' ').collect();
+            words
+                .windows(parts.len())
+                .any(|win| win == parts.as_slice())
+        })
+        .map(|w| format!("`{w}`"))
+        .collect()
+}
+
+#[test]
+fn diff_tables_and_campaign_status_say_conformant() {
+    assert_eq!(off_words("1 ok (3)\nSB  ok"), ["`ok`"], "the check itself");
+    assert!(off_words("token okay").is_empty());
+    let root = fresh("words-diff");
+    let dirs: Vec<_> = ["a", "b", "c"].iter().map(|d| root.join(d)).collect();
+    let base = records(&suite(Knobs::default()), 2.0);
+    for (i, d) in dirs.iter().enumerate() {
+        let id = format!("run-{i}");
+        let r = covering(run(&id, "550.54.15", None), &base);
+        ptx_litmus::results::write_result_set(d, &r, &base, false).unwrap();
+    }
+    let mut outputs = Vec::new();
+    for sets in [&dirs[..2], &dirs[..]] {
+        let o = bin().arg("diff").args(sets).output().unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        outputs.push(text(&o.stdout));
+    }
+    // CoRR: conformant, and the model allows no weak outcome to see.
+    assert!(
+        outputs[1].contains("conformant (1,000,000)"),
+        "{}",
+        outputs[1]
+    );
+    let o = bin()
+        .args(["campaign", "status", "--backend", "cpu", "--results"])
+        .arg(&root)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    outputs.push(text(&o.stdout));
+    for out in &outputs {
+        assert!(off_words(out).is_empty(), "{:?} in {out}", off_words(out));
+    }
 }

@@ -24,7 +24,7 @@ pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
     for ((path, _), r) in kernels.iter().zip(results) {
         match r {
             Ok(c) if c.ok() => {
-                println!("ok   {}", path.display());
+                println!("pass {}", path.display());
                 if args.verbose {
                     print_roles(&c);
                 }

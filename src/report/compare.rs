@@ -68,7 +68,7 @@ impl Seen {
             Seen::Violation(k, n) => {
                 format!("VIOLATION {}/{}", format::count(*k), format::count(*n))
             }
-            Seen::ScOnly(n) => format!("ok ({})", format::count(*n)),
+            Seen::ScOnly(n) => format!("conformant ({})", format::count(*n)),
             other => other.kind().to_string(),
         }
     }
@@ -257,7 +257,8 @@ fn note(c: &Comparison) -> String {
          instance [95 % interval over the set's parts: Wilson's at n / phi instances with t's \
          critical value]; unseen: allowed weak outcomes never seen, rate < the 95 % upper bound \
          of independent instances (about 3/n; rounds that share their load make the honest \
-         bound wider); ok: the model allows no weak outcome.",
+         bound wider); conformant (n): no violation in n instances, and the model allows no \
+         weak outcome to see.",
         c.pairs.max(1),
         c.threshold,
         c.pairs
