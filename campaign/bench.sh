@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The campaign's bench step: `bench gpu` (instances/s, weak/s, GPU and host time per launch
-# of the 2-, 3- and 4-thread shapes) under each stress preset, into STEP_DIR/bench-PRESET.txt.
+# The campaign's bench step: `bench gpu` (instances/s, weak/s, GPU and host time per launch,
+# occupancy and the share of the bandwidth bound of every shape: 2-, 3-, 4-thread, shared
+# memory, a cluster) under each stress preset, into STEP_DIR/bench-PRESET.txt.
 # Run by `campaign run` with STEP_DIR, PTX_LITMUS and CAMPAIGN_BACKEND set (the CPU backend
 # runs `bench cpu` instead, for tests of the campaign itself).
 set -u

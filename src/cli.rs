@@ -714,8 +714,10 @@ pub enum BenchTarget {
     Cpu(BenchCpuArgs),
     /// Time the model checker on every test of `litmus/` and `../shared/corpus` (one core).
     Model(BenchModelArgs),
-    /// CUDA backend throughput for 2-, 3- and 4-thread tests: instances/s, weak/s, GPU and host
-    /// time per launch (exit 2 with the reason when no GPU is usable).
+    /// CUDA backend throughput of every shape (2-, 3-, 4-thread, shared memory, a cluster) under
+    /// every preset: instances/s, weak/s, GPU and host time per launch, occupancy and the
+    /// memory-bandwidth roofline (exit 2 with the reason when no GPU is usable; `--dry-run`
+    /// plans the launches without one).
     Gpu(BenchGpuArgs),
 }
 
@@ -725,9 +727,10 @@ pub struct BenchGpuArgs {
     /// Seconds per shape.
     #[arg(long, default_value_t = 2.0)]
     pub time: f64,
-    /// Stress preset: basic, interleave, stress or random-<seed>.
-    #[arg(long, default_value = "basic")]
-    pub stress: Stress,
+    /// Stress preset: basic, interleave, stress or random-<seed> (default: every named preset,
+    /// one table each).
+    #[arg(long)]
+    pub stress: Option<Stress>,
     /// Backend option `key=value` (device=N, batch=N launches per synchronisation,
     /// grid=fill|preset); repeatable.
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
@@ -738,6 +741,19 @@ pub struct BenchGpuArgs {
     /// Only shapes whose name contains this.
     #[arg(long)]
     pub only: Option<String>,
+    /// Print the plan of every row without submitting anything to a GPU: each shape's launch
+    /// under each preset (registers from ptxas -v, CTAs per SM and what limits them, the grid
+    /// sized to one full wave, instances per launch, occupancy, the memory-bandwidth bound).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// The device model whose limits a dry run plans for: h100 (H100 SXM) or h200.
+    #[arg(
+        long,
+        value_name = "h100|h200",
+        default_value = "h100",
+        requires = "dry_run"
+    )]
+    pub device_model: String,
 }
 
 /// Arguments of `bench cpu`.

@@ -21,6 +21,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ("compiler", "compiles"),
     ("csv", "csv"),
     ("cycle", "cycle"),
+    ("device-model", "device model"),
     ("diff", "changed"),
     ("dir", "campaign folder"),
     ("dot", "graphviz"),

@@ -1,68 +1,196 @@
-//! `ptx-litmus bench gpu`: instances/s, weak/s and the time per launch (GPU and host) of the
-//! CUDA backend for 2-, 3- and 4-thread tests, as a table. "weak" counts instances satisfying
-//! the shape's `exists` condition, which for these shapes is exactly the non-SC outcome. A
-//! launch is one launch of the test kernel and one of the collect kernel; host time is what the
-//! host spends enqueueing them while the launch queue has room (the first launches after each
-//! synchronisation). Targets: ≥ 1e9 instances/s (2 threads), ≥ 3e8/s (4 threads), ≤ 20 µs of
-//! host time per launch.
+//! `ptx-litmus bench gpu`: instances/s, weak/s, the time per launch (GPU and host), the
+//! occupancy achieved and the distance from the memory-bandwidth bound of the CUDA backend for
+//! every shape of [`super::bench_shapes`], one table per preset. "weak" counts instances
+//! satisfying the shape's `exists` condition, which for these shapes is exactly the non-SC
+//! outcome. A launch is one launch of the test kernel and one of the collect kernel; host time
+//! is what the host spends enqueueing them while the launch queue has room (the first launches
+//! after each synchronisation). `--dry-run` prints the launch plan instead, without a GPU
+//! ([`super::bench_plan`]). Targets: ≥ 3e9 instances/s (2 threads), ≥ 1e9/s (4 threads),
+//! ≤ 10 µs of host time per launch.
 
+use super::bench_plan::{bytes_per_instance, plan, PlanRow, ASSUMED_REGISTERS};
 use super::bench_shapes::{each_shape, weak};
 use super::{backend_options, AppError, Exit};
 use crate::cli::BenchGpuArgs;
+use crate::codegen::{Stress, PRESETS};
+use crate::harness::cuda::DeviceLimits;
 use crate::harness::BackendOptions;
 use crate::harness::{cuda, Backend, Budget, RunParams};
+use crate::sass::usage::entry_usage;
 
-/// Runs every shape for `--time` seconds and prints the table.
+/// The presets the tables cover: `--stress`'s, or every named one.
+fn presets(args: &BenchGpuArgs) -> Vec<Stress> {
+    match &args.stress {
+        Some(s) => vec![s.clone()],
+        None => PRESETS.iter().filter_map(|p| Stress::preset(p)).collect(),
+    }
+}
+
+/// Runs every shape for `--time` seconds under each preset and prints the tables, or with
+/// `--dry-run` the plan.
 pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
+    if args.dry_run {
+        return dry_run(args);
+    }
     let options = backend_options(Backend::Cuda, &args.options)?;
     let device = match &options.backend {
         BackendOptions::Cuda(o) => o.device,
         BackendOptions::Cpu(_) => 0,
     };
     let gpu = cuda::detect(device).map_err(|why| format!("bench gpu: {why}"))?;
-    println!("{}; stress preset {}", gpu.describe(), args.stress.name);
+    let bandwidth = gpu.limits.bandwidth_bytes_per_s();
     println!(
-        "{:<6} {:>7} {:>11} {:>9} {:>12} {:>11} {:>13} {:>14}",
-        "shape",
-        "threads",
-        "inst/launch",
-        "launches",
-        "instances/s",
-        "weak/s",
-        "GPU µs/launch",
-        "host µs/launch"
+        "{}; memory bandwidth {}",
+        gpu.describe(),
+        bandwidth.map_or("unknown".into(), |b| format!("{:.2} TB/s", b / 1e12))
     );
     let mut failed = 0;
-    each_shape(args.only.as_deref(), |name, test, control| {
-        let mut params = RunParams::new(Budget::Seconds(args.time), args.seed);
-        params.stress = args.stress.clone();
-        params.options = options.clone();
-        let (run, stats) = match cuda::run_measured(test, &params, control) {
-            Ok(m) => m,
-            Err(e) => {
-                failed += 1;
-                println!("{name:<6} failed: {e}");
-                return Ok(());
-            }
-        };
-        let weak = weak(test, &run.histogram);
-        let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+    for stress in presets(args) {
+        println!("\nstress preset {}", stress.name);
         println!(
-            "{:<6} {:>7} {:>11} {:>9} {:>12.3e} {:>11.3e} {:>13} {:>14}",
-            name,
-            test.threads.len(),
-            run.info.provenance["kernel.instances_per_launch"],
-            stats.launches,
-            run.info.instances_per_s,
-            weak as f64 / run.info.elapsed_s.max(1e-9),
-            us(stats.gpu_us_per_launch()),
-            us(stats.host_us_per_launch())
+            "{:<11} {:>3} {:>11} {:>9} {:>11} {:>10} {:>8} {:>9} {:>9} {:>10}",
+            "shape",
+            "thr",
+            "inst/launch",
+            "launches",
+            "instances/s",
+            "weak/s",
+            "GPU µs",
+            "host µs",
+            "occupancy",
+            "of bound"
         );
-        Ok(())
-    })?;
+        each_shape(args.only.as_deref(), |name, test, control| {
+            let mut params = RunParams::new(Budget::Seconds(args.time), args.seed);
+            params.stress = stress.clone();
+            params.options = options.clone();
+            let (run, stats) = match cuda::run_measured(test, &params, control) {
+                Ok(m) => m,
+                Err(e) => {
+                    failed += 1;
+                    println!("{name:<11} failed: {e}");
+                    return Ok(());
+                }
+            };
+            let per_s = run.info.instances_per_s;
+            let roofline = crate::codegen::build(test, &stress)
+                .ok()
+                .zip(bandwidth)
+                .map(|(k, bw)| per_s * bytes_per_instance(&k.layout) as f64 / bw);
+            let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+            let prov = |k: &str| run.info.provenance.get(k).cloned().unwrap_or("-".into());
+            println!(
+                "{:<11} {:>3} {:>11} {:>9} {:>11.3e} {:>10.3e} {:>8} {:>9} {:>9} {:>10}",
+                name,
+                test.threads.len(),
+                prov("kernel.instances_per_launch"),
+                stats.launches,
+                per_s,
+                weak(test, &run.histogram) as f64 / run.info.elapsed_s.max(1e-9),
+                us(stats.gpu_us_per_launch()),
+                us(stats.host_us_per_launch()),
+                prov("kernel.occupancy"),
+                roofline.map_or("-".into(), |r| format!("{:.2} %", 100.0 * r)),
+            );
+            Ok(())
+        })?;
+    }
     Ok(if failed > 0 {
         Exit::Error
     } else {
         Exit::Success
     })
+}
+
+/// The device model `--device-model` names.
+fn device_model(name: &str) -> Result<(DeviceLimits, &'static str), AppError> {
+    match name {
+        "h100" => Ok((DeviceLimits::h100_sxm(), "H100 SXM")),
+        "h200" => Ok((DeviceLimits::h200(), "H200")),
+        other => {
+            Err(format!("bench gpu: unknown --device-model {other} (expected h100 or h200)").into())
+        }
+    }
+}
+
+/// Prints the launch plan of every shape under every preset on the device model.
+fn dry_run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
+    let (limits, model) = device_model(&args.device_model)?;
+    let ptxas_usage =
+        |k: &crate::codegen::Kernel| entry_usage(&k.ptx, "sm_90", &k.layout.test_launch.entry).ok();
+    println!(
+        "bench gpu --dry-run: the launches on an {model} model ({} SMs, {} threads, {} CTAs, \
+         {} registers and {} KiB shared memory per SM; {:.2} TB/s), nothing submitted to a GPU",
+        limits.sms,
+        limits.max_threads_per_sm,
+        limits.max_ctas_per_sm,
+        limits.registers_per_sm,
+        limits.shared_per_sm / 1024,
+        limits.bandwidth_bytes_per_s().unwrap_or(0.0) / 1e12
+    );
+    let mut assumed = false;
+    for stress in presets(args) {
+        println!("\nstress preset {}", stress.name);
+        println!("{}", plan_header());
+        each_shape(args.only.as_deref(), |name, test, _| {
+            match plan(test, &stress, &limits, &ptxas_usage) {
+                Ok(row) => {
+                    assumed |= !row.measured;
+                    println!("{}", plan_line(name, test.threads.len(), &row));
+                }
+                Err(e) => println!("{name:<11} cannot be planned: {e}"),
+            }
+            Ok(())
+        })?;
+    }
+    if assumed {
+        println!(
+            "\n* registers assumed ({ASSUMED_REGISTERS} per thread): no ptxas found (see \
+             docs/gpu-runs.md); a run reads them from the loaded kernel"
+        );
+    }
+    Ok(Exit::Success)
+}
+
+/// The header of the plan's table.
+fn plan_header() -> String {
+    format!(
+        "{:<11} {:>3} {:>5} {:>6} {:<19} {:>11} {:>4} {:>3} {:>11} {:>9} {:>6} {:>12}",
+        "shape",
+        "thr",
+        "regs",
+        "smem",
+        "CTAs/SM (limit)",
+        "grid",
+        "cta",
+        "cl",
+        "inst/launch",
+        "occupancy",
+        "B/inst",
+        "bound inst/s"
+    )
+}
+
+/// One shape's row of the plan.
+fn plan_line(name: &str, threads: usize, row: &PlanRow) -> String {
+    let regs = format!(
+        "{}{}",
+        row.usage.registers,
+        if row.measured { "" } else { "*" }
+    );
+    format!(
+        "{:<11} {:>3} {:>5} {:>6} {:<19} {:>11} {:>4} {:>3} {:>11} {:>9.3} {:>6} {:>12}",
+        name,
+        threads,
+        regs,
+        row.usage.shared_bytes,
+        format!("{} ({})", row.occupancy.ctas_per_sm, row.occupancy.limiter),
+        format!("{}/{}", row.ctas.0, row.ctas.1),
+        row.cta_size,
+        row.cluster_width,
+        row.instances,
+        row.achieved,
+        row.bytes_per_instance,
+        row.bound_per_s.map_or("-".into(), |b| format!("{b:.3e}")),
+    )
 }

@@ -1,7 +1,8 @@
 //! The test shapes the throughput benchmarks measure, one list for every backend: 2-thread
 //! (SB, MP, LB, 2+2W, CoRR), 3-thread (WRC) and 4-thread (IRIW) tests with relaxed `.gpu`
-//! accesses, every thread in a CTA of its own, each `exists` condition naming the non-SC outcome;
-//! and the loop every backend's benchmark runs them in.
+//! accesses to global memory, every thread in a CTA of its own; MP in the shared memory of one
+//! CTA, and MP across the two CTAs of a cluster (a cluster launch); each `exists` condition
+//! naming the non-SC outcome; and the loop every backend's benchmark runs them in.
 
 use super::AppError;
 use crate::harness::Control;
@@ -59,6 +60,22 @@ pub const SHAPES: &[(&str, &str)] = &[
          P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
          st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, x ;
                              | ld.relaxed.gpu r1, x ;
+         exists (P1:r0 == 1 /\\ P1:r1 == 0)",
+    ),
+    (
+        "MP+shared",
+        "PTX MP+shared { x @ shared(P0) = 0; y @ shared(P0) = 0; }
+         P0@cta 0,gpu 0 | P1@cta 0,gpu 0 ;
+         st.relaxed.cta x, 1 | ld.relaxed.cta r0, y ;
+         st.relaxed.cta y, 1 | ld.relaxed.cta r1, x ;
+         exists (P1:r0 == 1 /\\ P1:r1 == 0)",
+    ),
+    (
+        "MP+cluster",
+        "PTX MP+cluster { x=0; y=0; }
+         P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 ;
+         st.relaxed.cluster x, 1 | ld.relaxed.cluster r0, y ;
+         st.relaxed.cluster y, 1 | ld.relaxed.cluster r1, x ;
          exists (P1:r0 == 1 /\\ P1:r1 == 0)",
     ),
     (

@@ -7,6 +7,7 @@ mod agree;
 mod bench_cpu;
 mod bench_gpu;
 mod bench_model;
+mod bench_plan;
 mod bench_shapes;
 mod bounded_check;
 mod campaign;

@@ -11,6 +11,7 @@ pub mod matrix_report;
 pub mod shrink;
 pub mod signature;
 pub mod tools;
+pub mod usage;
 
 use crate::codegen::Kernel;
 use check::{check_role, RoleCheck};

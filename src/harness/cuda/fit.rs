@@ -7,7 +7,7 @@ use super::config::{ClusterMode, DeviceLimits, LaunchPlan};
 use super::driver::check;
 use super::launch::Launcher;
 use super::module::function_attribute;
-use super::occupancy::{full_grid, occupancy, FullGrid, KernelResources, Occupancy};
+use super::occupancy::{achieved, full_grid, occupancy, FullGrid, KernelResources, Occupancy};
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
 use std::collections::BTreeMap;
 
@@ -43,17 +43,13 @@ impl Fit {
         p.insert("kernel.full_grid".into(), self.grid.ctas.to_string());
         p.insert(
             "kernel.occupancy".into(),
-            format!("{:.3}", achieved(self, plan.ctas(), limits)),
+            format!(
+                "{:.3}",
+                achieved(&self.occupancy, &self.grid, plan.ctas(), limits)
+            ),
         );
         p
     }
-}
-
-/// Resident warps over the most the device holds when `ctas` CTAs are launched: a grid
-/// smaller than one full wave leaves SMs (or warp slots) empty.
-pub fn achieved(fit: &Fit, ctas: u64, limits: &DeviceLimits) -> f64 {
-    let wave = u64::from(fit.grid.ctas.max(1));
-    fit.occupancy.fraction(limits) * ctas.min(wave) as f64 / wave as f64
 }
 
 /// The fit of `func`, launched as `plan` on a device with `limits`.

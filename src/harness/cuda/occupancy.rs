@@ -192,6 +192,13 @@ pub fn full_grid(
     }
 }
 
+/// Resident warps over the most the device holds when `ctas` CTAs of a kernel with `occ`
+/// are launched: a grid smaller than one full wave (`full`) leaves warp slots empty.
+pub fn achieved(occ: &Occupancy, full: &FullGrid, ctas: u64, limits: &DeviceLimits) -> f64 {
+    let wave = u64::from(full.ctas.max(1));
+    occ.fraction(limits) * ctas.min(wave) as f64 / wave as f64
+}
+
 /// Whether a run sizes `stress`'s grid to fill the device: only a named preset's own grid
 /// (`basic`, `interleave`, `stress` with `testing_ctas` and `max_ctas` as the preset has
 /// them); a grid set by hand (`--stress-set`, a stress file) or drawn (`random-<seed>`) is
@@ -244,6 +251,8 @@ mod tests {
         assert_eq!(g.ctas, 1056);
         assert_eq!(occ.active_warps(), 64);
         assert!((occ.fraction(&h100) - 1.0).abs() < 1e-12);
+        assert!((achieved(&occ, &g, 264, &h100) - 0.25).abs() < 1e-12);
+        assert!((achieved(&occ, &g, 5000, &h100) - 1.0).abs() < 1e-12);
         // The preset's 264 CTAs were a quarter of that.
         assert_eq!(g.ctas / 264, 4);
     }
