@@ -9,7 +9,7 @@ use super::relations::Combo;
 use super::search::Choices;
 use super::ModelError;
 use crate::litmus::ast::Value;
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// What searches one combination.
 pub type Search = fn(&Combo, &Choices, &mut Collector) -> Result<(), ModelError>;
@@ -42,24 +42,91 @@ pub fn walk<V: Visitor>(
     traces: &[Vec<Trace>],
     v: &mut V,
 ) -> Result<(), ModelError> {
+    let pairs = PairSets::new(prog, traces);
     let nmem = prog.memories.len();
-    // may_write[t][l]: values some trace of thread t writes to memory l.
-    let may_write = traces
-        .iter()
-        .map(|ts| {
-            let mut m = vec![BTreeSet::new(); nmem];
-            for e in ts.iter().flat_map(|t| &t.events).filter(|e| e.is_write()) {
-                m[e.loc].insert(e.value);
-            }
-            m
-        })
-        .collect();
+    // may_write[t][l]: values some trace of thread t writes to memory l (when the pairs do
+    // not fit in a set).
+    let may_write = match pairs {
+        Some(_) => Vec::new(),
+        None => traces
+            .iter()
+            .map(|ts| {
+                let mut m = vec![BTreeSet::new(); nmem];
+                for e in ts.iter().flat_map(|t| &t.events).filter(|e| e.is_write()) {
+                    m[e.loc].insert(e.value);
+                }
+                m
+            })
+            .collect(),
+    };
     let walk = Walk {
         prog,
         traces,
         may_write,
+        pairs,
     };
-    walk.walk(&mut Vec::with_capacity(traces.len()), v)
+    walk.walk(&mut Vec::with_capacity(traces.len()), Pairs::default(), v)
+}
+
+/// What a trace, or the traces chosen so far, read and write, as sets of `(memory, value)`
+/// pairs: one bit per pair some trace writes, and [`NEVER_WRITTEN`] for any other.
+#[derive(Clone, Copy, Default)]
+struct Pairs {
+    /// The pairs reads need a write of (a read of the initial value needs none).
+    needs: u128,
+    /// The pairs written.
+    gives: u128,
+}
+
+/// The bit of the pairs that no trace writes.
+const NEVER_WRITTEN: u128 = 1 << 127;
+
+/// Every trace's [`Pairs`], so that whether reads can find their writes is a few word
+/// operations rather than a search through events.
+struct PairSets {
+    /// Per thread, per trace.
+    of: Vec<Vec<Pairs>>,
+    /// `later[k]`: the pairs some trace of a thread from `k` on writes.
+    later: Vec<u128>,
+}
+
+impl PairSets {
+    /// `None` when the traces write more distinct pairs than a set holds.
+    fn new(prog: &Program, traces: &[Vec<Trace>]) -> Option<PairSets> {
+        let mut index: HashMap<(usize, Value), u32> = HashMap::new();
+        let writes = traces.iter().flatten().flat_map(|t| &t.events);
+        for e in writes.filter(|e| e.is_write()) {
+            let next = index.len() as u32;
+            index.entry((e.loc, e.value)).or_insert(next);
+        }
+        if index.len() > 127 {
+            return None;
+        }
+        let bit_of = |l: usize, v: Value| index.get(&(l, v)).map_or(NEVER_WRITTEN, |&i| 1 << i);
+        let of: Vec<Vec<Pairs>> = traces
+            .iter()
+            .map(|ts| {
+                ts.iter()
+                    .map(|t| {
+                        let mut p = Pairs::default();
+                        for e in &t.events {
+                            if e.is_write() {
+                                p.gives |= bit_of(e.loc, e.value);
+                            } else if e.is_read() && prog.memories[e.loc].init != e.value {
+                                p.needs |= bit_of(e.loc, e.value);
+                            }
+                        }
+                        p
+                    })
+                    .collect()
+            })
+            .collect();
+        let mut later = vec![0u128; traces.len() + 1];
+        for k in (0..traces.len()).rev() {
+            later[k] = later[k + 1] | of[k].iter().fold(0, |a, p| a | p.gives);
+        }
+        Some(PairSets { of, later })
+    }
 }
 
 /// The checker's visitor: each combination searched, reported to the collector.
@@ -106,27 +173,44 @@ struct Walk<'a> {
     prog: &'a Program,
     traces: &'a [Vec<Trace>],
     may_write: Vec<Vec<BTreeSet<Value>>>,
+    pairs: Option<PairSets>,
 }
 
 impl<'a> Walk<'a> {
-    /// Chooses a trace for each thread from `chosen.len()` on.
-    fn walk<V: Visitor>(&self, chosen: &mut Vec<&'a Trace>, v: &mut V) -> Result<(), ModelError> {
+    /// Chooses a trace for each thread from `chosen.len()` on; `so_far` is what the chosen
+    /// traces read and write (when [`PairSets`] are used).
+    fn walk<V: Visitor>(
+        &self,
+        chosen: &mut Vec<&'a Trace>,
+        so_far: Pairs,
+        v: &mut V,
+    ) -> Result<(), ModelError> {
         v.step()?;
         if v.finished() {
             return Ok(());
         }
         let k = chosen.len();
         if k == self.traces.len() {
-            if self.feasible(chosen) {
+            if self.feasible(chosen, so_far) {
                 v.visit(self.prog, chosen)?;
             }
             return Ok(());
         }
-        for t in &self.traces[k] {
-            if self.may_run(k, t, chosen) {
+        for (i, t) in self.traces[k].iter().enumerate() {
+            let with = match &self.pairs {
+                Some(ps) => {
+                    let p = ps.of[k][i];
+                    Pairs {
+                        needs: so_far.needs | p.needs,
+                        gives: so_far.gives | p.gives,
+                    }
+                }
+                None => so_far,
+            };
+            if self.may_run(k, i, t, chosen, with) {
                 chosen.push(t);
                 if v.may_reach(chosen) {
-                    self.walk(chosen, v)?;
+                    self.walk(chosen, with, v)?;
                 }
                 chosen.pop();
             }
@@ -134,9 +218,13 @@ impl<'a> Walk<'a> {
         Ok(())
     }
 
-    /// Whether every read of `t` (thread `k`) may find a write of its value: the initial one,
-    /// one of the traces chosen so far or `t`, or one a later thread may make.
-    fn may_run(&self, k: usize, t: &Trace, chosen: &[&Trace]) -> bool {
+    /// Whether every read of `t` (thread `k`, its trace `i`) may find a write of its value:
+    /// the initial one, one of the traces chosen so far or `t` (`with` holds what they write),
+    /// or one a later thread may make.
+    fn may_run(&self, k: usize, i: usize, t: &Trace, chosen: &[&Trace], with: Pairs) -> bool {
+        if let Some(ps) = &self.pairs {
+            return ps.of[k][i].needs & !(with.gives | ps.later[k + 1]) == 0;
+        }
         t.events.iter().filter(|e| e.is_read()).all(|e| {
             let (l, v) = (e.loc, e.value);
             self.prog.memories[l].init == v
@@ -150,8 +238,11 @@ impl<'a> Walk<'a> {
     }
 
     /// Whether every read of a complete combination has a write of its value among its
-    /// traces (or the initial one).
-    fn feasible(&self, chosen: &[&Trace]) -> bool {
+    /// traces (or the initial one); `all` is what they read and write.
+    fn feasible(&self, chosen: &[&Trace], all: Pairs) -> bool {
+        if self.pairs.is_some() {
+            return all.needs & !all.gives == 0;
+        }
         chosen.iter().all(|t| {
             t.events.iter().filter(|e| e.is_read()).all(|r| {
                 self.prog.memories[r.loc].init == r.value
