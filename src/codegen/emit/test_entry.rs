@@ -265,7 +265,7 @@ impl Entry<'_> {
 
     /// Before the roles run: the owners write the initial values of shared locations, the
     /// CTA (and cluster, with distributed shared memory) waits for them, and in the launches
-    /// that draw it the test threads meet at the spin barrier.
+    /// that draw it the testing CTAs meet at the spin barrier.
     fn start(&self, f: &mut Func) {
         let layout = self.layout;
         if self.shared {
@@ -286,14 +286,27 @@ impl Entry<'_> {
             f.line("barrier.cluster.wait.acquire;");
         }
         if self.stress.barrier_pct > 0 {
-            chance(f, "%p", Salt::Barrier, self.stress.barrier_pct);
-            f.line("@!%p bra LITMUS_SPUN;");
-            f.line(format!(
-                "{{ .param .b64 b_ctr; .param .b32 b_want; .param .b32 b_bound; st.param.b64 [b_ctr], %sync; st.param.b32 [b_want], {}; st.param.b32 [b_bound], {SPIN_BOUND}; call litmus_spin_barrier, (b_ctr, b_want, b_bound); }}",
-                layout.testing_ctas * self.stress.cta_size
-            ));
-            f.label("LITMUS_SPUN");
+            self.spin(f);
         }
+    }
+
+    /// The spin barrier of the testing CTAs, one arrival per CTA: the CTA's threads meet at
+    /// a hardware barrier, its thread 0 alone adds to the global counter and polls it, and the
+    /// CTA's threads leave together once it has seen every testing CTA (or given up). A full
+    /// GPU's hundreds of thousands of threads would otherwise all add to and poll one line.
+    fn spin(&self, f: &mut Func) {
+        chance(f, "%p", Salt::Barrier, self.stress.barrier_pct);
+        f.line("@!%p bra LITMUS_SPUN;");
+        f.line("barrier.sync 0;");
+        f.line("setp.ne.u32 %p, %tx, 0;");
+        f.line("@%p bra LITMUS_SPIN_JOIN;");
+        f.line(format!(
+            "{{ .param .b64 b_ctr; .param .b32 b_want; .param .b32 b_bound; st.param.b64 [b_ctr], %sync; st.param.b32 [b_want], {}; st.param.b32 [b_bound], {SPIN_BOUND}; call litmus_spin_barrier, (b_ctr, b_want, b_bound); }}",
+            self.layout.testing_ctas
+        ));
+        f.label("LITMUS_SPIN_JOIN");
+        f.line("barrier.sync 0;");
+        f.label("LITMUS_SPUN");
     }
 
     /// A branch to the thread's role, or its skeleton call.
