@@ -66,9 +66,12 @@ pub fn fit(
         registers: attr(FnAttr::CU_FUNC_ATTRIBUTE_NUM_REGS)?,
         shared_bytes: attr(FnAttr::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)? + plan.shared_bytes,
     };
+    // The driver's answers only bound the calculation: a query that fails or answers 0 (which
+    // a kernel that loaded and fits the limits cannot mean) leaves the calculation alone
+    // rather than failing the test or launching a grid of one CTA.
     let mut driver_ctas = 0;
     // SAFETY: valid out-pointer; `func` came from a loaded module of the current context.
-    check(
+    let asked = check(
         unsafe {
             sys::cuOccupancyMaxActiveBlocksPerMultiprocessor(
                 &mut driver_ctas,
@@ -78,15 +81,16 @@ pub fn fit(
             )
         },
         "cuOccupancyMaxActiveBlocksPerMultiprocessor",
-    )?;
-    let occ = occupancy(limits, &resources)
-        .map_err(|e| format!("{}: {e}", plan.entry))?
-        .bounded_by_driver(driver_ctas.max(0) as u32);
+    );
+    let mut occ = occupancy(limits, &resources).map_err(|e| format!("{}: {e}", plan.entry))?;
+    if asked.is_ok() && driver_ctas > 0 {
+        occ = occ.bounded_by_driver(driver_ctas as u32);
+    }
     let (width, clusters) = match plan.cluster {
         ClusterMode::None => (1, None),
         ClusterMode::Attribute(d) | ClusterMode::CompileTime(d) => {
-            let n = Launcher::new(func, plan, stream).max_active_clusters()?;
-            (d.iter().product(), Some(n))
+            let n = Launcher::new(func, plan, stream).max_active_clusters();
+            (d.iter().product(), n.ok().filter(|n| *n > 0))
         }
     };
     Ok(Fit {
