@@ -79,12 +79,13 @@ pub const SURFACE_AND_GENERIC: &str = "surfaces address CUDA arrays (cuSurfObjec
     only an array resource), which generic loads and stores cannot address, so no memory is \
     reachable both ways";
 
-/// Why a surface access does not run (yet).
-pub const NO_OBJECTS: &str = "the harness creates no surface objects (CUDA arrays) yet";
+/// Why a texture read of a location that lives in a CUDA array does not run (yet).
+pub const TEXTURE_OF_ARRAY: &str = "the location lives in a CUDA array (it is written through \
+    a surface), and the harness creates texture objects over the memory buffer only";
 
-/// Why a texture read through a generic alias's name does not run.
-pub const TEXTURE_THROUGH_ALIAS: &str = "the texture object binds the location's own address, \
-    and in the model a read through a generic alias's address is another access";
+/// Why a texture or surface access through a generic alias's name does not run.
+pub const OBJECT_THROUGH_ALIAS: &str = "texture and surface objects bind the location's own \
+    address, and in the model an access through a generic alias's address is another access";
 
 /// Why a texture or surface access of shared memory cannot run.
 pub const OBJECT_OF_SHARED: &str = "texture and surface objects bind global memory (a linear \
@@ -140,7 +141,23 @@ fn location_refusal(test: &Test, loc: &str, u: LocationProxies) -> Option<Codege
             SURFACE_AND_GENERIC,
         ));
     }
+    if u.surface && u.texture {
+        return Some(refuse(
+            format!("a texture read of {loc}, a location of a CUDA array"),
+            TEXTURE_OF_ARRAY,
+        ));
+    }
     None
+}
+
+/// The global locations that live in the CUDA array rather than the memory buffer: those the
+/// test accesses through the surface proxy (and, for a test that runs, through no other).
+pub fn array_locations(test: &Test) -> Vec<String> {
+    let uses = location_proxies(test);
+    uses.into_iter()
+        .filter(|(_, u)| u.surface)
+        .map(|(l, _)| l)
+        .collect()
 }
 
 #[cfg(test)]

@@ -52,6 +52,9 @@ pub enum PSpace {
     /// The texture proxy: an element index (32-bit) of the texture object over the memory
     /// buffer, which the role reads with `tex` (no state space of its own).
     Texture,
+    /// The surface proxy: a word index (32-bit) of the CUDA array under the surface object,
+    /// which the role turns into coordinates for `suld`/`sust`.
+    Surface,
 }
 
 /// Semantics and scope of a memory operation as PTX spells them.
@@ -168,7 +171,26 @@ pub enum POp {
         /// Element index (`.s32`).
         index: PReg,
     },
+    /// `suld.b.2d.b32.trap {dst}, [SURFACE, {x, y}];`: a surface read of the word at byte `x`
+    /// of row `y` (the coordinates in [`SURFACE`]).
+    Suld {
+        /// Destination.
+        dst: PReg,
+    },
+    /// `sust.b.2d.b32.trap [SURFACE, {x, y}], {src};`: a surface write.
+    Sust {
+        /// Value.
+        src: PReg,
+    },
 }
+
+/// Words in a row of the CUDA array behind the surface object: a word's coordinates are
+/// `(4 * (w % SURFACE_ROW)` bytes, `w / SURFACE_ROW)`.
+pub const SURFACE_ROW: u64 = 8192;
+
+/// The register of a role that holds its surface object, and those of a surface access's
+/// coordinates (x in bytes, y in rows).
+pub const SURFACE: [&str; 3] = ["%surf", "%sux", "%suy"];
 
 /// The register of a role that holds its texture object.
 pub const TEXTURE: &str = "%tex";
@@ -183,7 +205,7 @@ impl PSpace {
             PSpace::Global => ".global",
             PSpace::SharedCta => ".shared::cta",
             PSpace::SharedCluster => ".shared::cluster",
-            PSpace::Texture => "",
+            PSpace::Texture | PSpace::Surface => "",
         }
     }
 }
@@ -309,6 +331,14 @@ impl fmt::Display for POp {
                 if *relaxed { "relaxed" } else { "release" }
             ),
             POp::ClusterWait => f.write_str("barrier.cluster.wait.acquire;"),
+            POp::Suld { dst } => {
+                let [s, x, y] = SURFACE;
+                write!(f, "suld.b.2d.b32.trap {{{dst}}}, [{s}, {{{x}, {y}}}];")
+            }
+            POp::Sust { src } => {
+                let [s, x, y] = SURFACE;
+                write!(f, "sust.b.2d.b32.trap [{s}, {{{x}, {y}}}], {{{src}}};")
+            }
             POp::Tld { dst, index } => {
                 let [a, b, c] = TEXTURE_SINK;
                 write!(

@@ -160,6 +160,8 @@ pub fn is_access(i: &SassInstr) -> bool {
             | "RED"
             | "TLD"
             | "TEX"
+            | "SULD"
+            | "SUST"
     )
 }
 
@@ -222,8 +224,8 @@ pub fn expect(op: &POp) -> Vec<Event> {
                     PSpace::Global => &["LDG"],
                     PSpace::SharedCta => &["LDS"],
                     PSpace::SharedCluster => &["LD"],
-                    // Texture reads are `POp::Tld`.
-                    PSpace::Texture => &[],
+                    // Texture and surface accesses are `POp::Tld`, `Suld` and `Sust`.
+                    PSpace::Texture | PSpace::Surface => &[],
                 },
                 strength: strength(order, *space, false),
                 ops: vec![],
@@ -247,8 +249,8 @@ pub fn expect(op: &POp) -> Vec<Event> {
                     PSpace::Global => &["STG"],
                     PSpace::SharedCta => &["STS"],
                     PSpace::SharedCluster => &["ST"],
-                    // Nothing stores through a texture.
-                    PSpace::Texture => &[],
+                    // Surface stores are `POp::Sust`; nothing stores through a texture.
+                    PSpace::Texture | PSpace::Surface => &[],
                 },
                 strength: strength(order, *space, false),
                 ops: vec![],
@@ -312,6 +314,21 @@ pub fn expect(op: &POp) -> Vec<Event> {
         POp::SoftBarrier { .. } => ev.push(Event::Call),
         // A texel fetch (`TLD.LZ` from ptxas 13 for sm_90): weak, no scope and no immediate
         // offset (the element index is a register).
+        // Surface accesses (`SULD.D.BA.2D`, `SUST.D.BA.2D` from ptxas 13 for sm_90) show
+        // `.STRONG.SM` although PTX gives them no strength: stronger than the weak access asked
+        // for, which only strengthens; no immediate offset.
+        POp::Suld { .. } => ev.push(Event::Access {
+            bases: &["SULD"],
+            strength: None,
+            ops: vec![],
+            offset: 0,
+        }),
+        POp::Sust { .. } => ev.push(Event::Access {
+            bases: &["SUST"],
+            strength: None,
+            ops: vec![],
+            offset: 0,
+        }),
         POp::Tld { .. } => ev.push(Event::Access {
             bases: &["TLD", "TEX"],
             strength: None,
@@ -338,7 +355,7 @@ fn rmw(ev: &mut Vec<Event>, order: &Order, space: PSpace, op: AtomOp, offset: u6
         (PSpace::SharedCta, _) => &["ATOMS"],
         // A red on another CTA's shared memory is issued as an ATOM.
         (PSpace::SharedCluster, _) => &["ATOM", "RED"],
-        (PSpace::Texture, _) => &[],
+        (PSpace::Texture | PSpace::Surface, _) => &[],
     };
     if space == PSpace::SharedCta && op == AtomOp::Add && red {
         // ptxas turns a shared red.add of a constant into ATOMS.POPC.INC.

@@ -5,7 +5,7 @@
 //! a launch costs few atomics even when most instances end in one outcome. Then it resets the
 //! instance's memory and result words for the next launch.
 
-use super::device::{global_addr, load_params, signature};
+use super::device::{array_coords, global_addr, load_params, signature};
 use super::NONE;
 use crate::codegen::func::Func;
 use crate::codegen::layout::{as_u32, Counter, Layout};
@@ -90,8 +90,13 @@ fn outcome(f: &mut Func, test: &Test, layout: &Layout) {
                     unreachable!("only global locations lack a result word")
                 };
                 let loc = layout.location(test, name).expect("observed location");
-                global_addr(f, layout, loc, "%ga");
-                f.line("ld.global.u32 %v, [%ga];");
+                if loc.in_array {
+                    let at = array_coords(f, layout, loc);
+                    f.line(format!("suld.b.2d.b32.trap {{%v}}, {at};"));
+                } else {
+                    global_addr(f, layout, loc, "%ga");
+                    f.line("ld.global.u32 %v, [%ga];");
+                }
             }
         }
         f.line(format!("mov.u32 %d, {NONE};"));
@@ -144,7 +149,11 @@ fn tally(f: &mut Func, layout: &Layout) {
 fn reset(f: &mut Func, layout: &Layout) {
     f.line("@!%valid ret;");
     for loc in &layout.locations {
-        if loc.space == Space::Global {
+        if loc.in_array {
+            let at = array_coords(f, layout, loc);
+            f.line(format!("mov.u32 %v, {};", as_u32(loc.init)));
+            f.line(format!("sust.b.2d.b32.trap {at}, {{%v}};"));
+        } else if loc.space == Space::Global {
             global_addr(f, layout, loc, "%ga");
             f.line(format!("mov.u32 %v, {};", as_u32(loc.init)));
             f.line("st.global.u32 [%ga], %v;");

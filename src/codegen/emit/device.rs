@@ -3,6 +3,7 @@
 
 use crate::codegen::func::Func;
 use crate::codegen::layout::{Counter, Layout, LocationLayout, Param, Salt};
+use crate::codegen::ptx::SURFACE_ROW;
 use crate::codegen::stress::Stress;
 
 /// The signature of entry `name`: the parameters of [`Layout::params`] in order.
@@ -20,6 +21,9 @@ pub fn signature(name: &str, layout: &Layout) -> String {
 
 /// The register that holds the texture object in both entries.
 pub const TEXTURE_OBJECT: &str = "%texobj";
+
+/// The register that holds the surface object in both entries.
+pub const SURFACE_OBJECT: &str = "%surfobj";
 
 /// The registers both entries use and the loads of the parameters into them (pointers made
 /// global; the texture object, a handle, as it is).
@@ -45,6 +49,24 @@ pub fn load_params(f: &mut Func, layout: &Layout) {
             Param::Texture.name()
         ));
     }
+    if layout.array_words > 0 {
+        f.decl(format!(".reg .b64 {SURFACE_OBJECT};"));
+        f.decl(".reg .b32 %sux, %suy;");
+        f.line(format!(
+            "ld.param.u64 {SURFACE_OBJECT}, [{}];",
+            Param::Surface.name()
+        ));
+    }
+}
+
+/// Emits the coordinates (`%sux` in bytes, `%suy` in rows) of the CUDA-array location `loc`
+/// for the instance in `%inst` ([`SURFACE_ROW`] words a row); returns the surface operand.
+pub fn array_coords(f: &mut Func, layout: &Layout, loc: &LocationLayout) -> String {
+    global_index(f, layout, loc, "%h");
+    f.line(format!("rem.u32 %sux, %h, {SURFACE_ROW};"));
+    f.line("shl.b32 %sux, %sux, 2;");
+    f.line(format!("div.u32 %suy, %h, {SURFACE_ROW};"));
+    format!("[{SURFACE_OBJECT}, {{%sux, %suy}}]")
 }
 
 /// Emits `litmus_mix(seed, salt)` into `dst`.
@@ -108,8 +130,8 @@ pub fn global_addr(f: &mut Func, layout: &Layout, loc: &LocationLayout, dst: &st
 }
 
 /// Emits the word index of global location `loc` for the instance in `%inst` into the 32-bit
-/// `dst`: its element in the texture over the memory buffer (the formula of
-/// [`Layout::global_word`]).
+/// `dst`: its element in the texture over the memory buffer, or its word of the CUDA array
+/// (the formula of [`Layout::global_word`]).
 pub fn global_index(f: &mut Func, layout: &Layout, loc: &LocationLayout, dst: &str) {
     if layout.aliased {
         f.line(format!("mov.u32 {dst}, {};", loc.base));

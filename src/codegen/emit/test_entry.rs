@@ -6,7 +6,7 @@
 
 use super::device::{
     chance, global_addr, global_index, load_params, mix, shared_addr, signature, stress_call,
-    TEXTURE_OBJECT,
+    SURFACE_OBJECT, TEXTURE_OBJECT,
 };
 use super::skeleton::Skeletons;
 use super::NONE;
@@ -84,6 +84,9 @@ impl Entry<'_> {
             f.decl(format!(".reg .b32 %sa_{n};"));
             if self.layout.linear_texture {
                 f.decl(format!(".reg .b32 %xa_{n};"));
+            }
+            if self.layout.array_words > 0 {
+                f.decl(format!(".reg .b32 %ya_{n};"));
             }
         }
         if self.soft {
@@ -338,11 +341,16 @@ impl Entry<'_> {
             .iter()
             .find(|l| l.name == a.loc)
             .expect("argument locations are memory locations");
-        if a.space == PSpace::Texture {
-            global_index(f, layout, loc, &format!("%xa_{n}"));
+        let object = match a.space {
+            PSpace::Texture => Some("xa"),
+            PSpace::Surface => Some("ya"),
+            _ => None,
+        };
+        if let Some(reg) = object {
+            global_index(f, layout, loc, &format!("%{reg}_{n}"));
             return (
                 format!(".param .b32 r_a{n}"),
-                format!("st.param.b32 [r_a{n}], %xa_{n};"),
+                format!("st.param.b32 [r_a{n}], %{reg}_{n};"),
             );
         }
         if a.space == PSpace::Global {
@@ -404,6 +412,11 @@ impl Entry<'_> {
             decl.push(".param .b64 r_tex".into());
             stores.push(format!("st.param.b64 [r_tex], {TEXTURE_OBJECT};"));
             names.push("r_tex".into());
+        }
+        if r.args.iter().any(|a| a.space == PSpace::Surface) {
+            decl.push(".param .b64 r_surf".into());
+            stores.push(format!("st.param.b64 [r_surf], {SURFACE_OBJECT};"));
+            names.push("r_surf".into());
         }
         for (n, a) in r.args.iter().enumerate() {
             let (d, s) = self.role_arg(f, n, a);

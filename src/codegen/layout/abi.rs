@@ -47,6 +47,10 @@ pub enum Param {
     /// buffer: linear, one 32-bit unsigned channel, one element per word; only kernels whose
     /// test reads through the texture proxy take it ([`Layout::params`]).
     Texture,
+    /// A surface object (`CUsurfObject`, a `u64` by value) over the CUDA array of the
+    /// locations the test accesses through surfaces ([`Layout::array_extent`]); only kernels
+    /// of such tests take it.
+    Surface,
 }
 
 /// The parameters every kernel starts with (`litmus_test` and `litmus_collect` take the same),
@@ -72,6 +76,7 @@ impl Param {
             Param::Sync => "p_sync",
             Param::Seed => "p_seed",
             Param::Texture => "p_tex",
+            Param::Surface => "p_surf",
         }
     }
 }
@@ -176,11 +181,14 @@ pub(super) fn collect_launch(instances: u64) -> LaunchConfig {
 
 impl Layout {
     /// The parameters of both kernels, in order: [`PARAMS`], then [`Param::Texture`] when the
-    /// test reads through the texture proxy.
+    /// test reads through the texture proxy, then [`Param::Surface`] when it uses surfaces.
     pub fn params(&self) -> Vec<Param> {
         let mut p = PARAMS.to_vec();
         if self.linear_texture {
             p.push(Param::Texture);
+        }
+        if self.array_words > 0 {
+            p.push(Param::Surface);
         }
         p
     }

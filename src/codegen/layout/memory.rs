@@ -31,10 +31,16 @@ pub struct LocationLayout {
     pub multiplier: u64,
     /// For shared locations: the result word that receives its final value.
     pub result_word: Option<u32>,
+    /// Whether the location lives in the CUDA array behind the surface object (the test
+    /// accesses it through surfaces only) rather than in the memory buffer; `base` is then a
+    /// word of the array.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub in_array: bool,
 }
 
 impl Layout {
-    /// Word index of a global location's slot for `instance` in the memory buffer.
+    /// Word index of a global location's slot for `instance` in the memory buffer (in the CUDA
+    /// array for a location that lives there).
     pub fn global_word(&self, loc: &LocationLayout, instance: u64) -> u64 {
         let slot = if self.aliased {
             0
@@ -59,6 +65,8 @@ pub struct Memory {
     pub global_words: u64,
     /// Words of shared memory each CTA declares.
     pub shared_words: u64,
+    /// Words of the CUDA array (global locations accessed through surfaces).
+    pub array_words: u64,
 }
 
 impl Memory {
@@ -66,7 +74,12 @@ impl Memory {
     /// segment each, starting on a 128-byte line so that the first slots of two locations never
     /// share a line, with instances permuted over the slots; shared ones a slot per instance of
     /// the owner's CTA.
-    pub fn place(test: &Test, stress: &Stress, shape: &Shape) -> Result<Memory, CodegenError> {
+    pub fn place(
+        test: &Test,
+        stress: &Stress,
+        shape: &Shape,
+        in_array: &[String],
+    ) -> Result<Memory, CodegenError> {
         let instances = shape.instances();
         let aliased = stress.aliased_memory;
         let stride = u64::from(stress.mem_stride);
@@ -74,12 +87,14 @@ impl Memory {
             locations: Vec::new(),
             global_words: 0,
             shared_words: 0,
+            array_words: 0,
         };
         let mut global_index = 0u64;
         for l in &test.locations {
             let LocationKind::Memory { init, space } = l.kind else {
                 continue;
             };
+            let array = in_array.contains(&l.name);
             let (base, stride, multiplier) = match space {
                 Space::Global => {
                     let want = if global_index == 0 {
@@ -88,9 +103,14 @@ impl Memory {
                         stress.permute_second.wrapping_pow(global_index as u32)
                     };
                     let multiplier = coprime_at_least(u64::from(want), instances);
-                    let base = m.global_words;
+                    let words = if array {
+                        &mut m.array_words
+                    } else {
+                        &mut m.global_words
+                    };
+                    let base = *words;
                     let seg = if aliased { 1 } else { instances } * stride;
-                    m.global_words += seg.div_ceil(32) * 32;
+                    *words += seg.div_ceil(32) * 32;
                     global_index += 1;
                     (base, stride, multiplier)
                 }
@@ -114,6 +134,7 @@ impl Memory {
                 stride,
                 multiplier,
                 result_word: None,
+                in_array: array,
             });
         }
         if m.shared_words * 4 > 48 * 1024 {

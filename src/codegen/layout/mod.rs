@@ -22,6 +22,7 @@ pub use memory::LocationLayout;
 pub use placement::{multiplier_table, Assignment, Perms};
 pub use shape::{RolePlace, Shape, WARP};
 
+use super::ptx::SURFACE_ROW;
 use super::stress::Stress;
 use super::CodegenError;
 use crate::litmus::ast::{LocationKind, Proxy, Test, Value};
@@ -88,7 +89,20 @@ pub struct Layout {
     /// the test reads a global location through the texture proxy.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub linear_texture: bool,
+    /// Words of the CUDA array behind the surface object ([`Param::Surface`]), 0 when the
+    /// test accesses nothing through surfaces: 32-bit unsigned, one channel, rows of
+    /// [`SURFACE_ROW`] words ([`Layout::array_extent`]).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub array_words: u64,
 }
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+/// Most rows of the CUDA array (CUDA's 2D surface height limit on every GPU the harness
+/// supports).
+pub const MAX_ARRAY_ROWS: u64 = 65536;
 
 fn one_view() -> u32 {
     1
@@ -110,13 +124,24 @@ impl Layout {
         let observables = crate::outcome::observables(test);
         let outcome_count = outcome_space(&observables, domains)?;
         let instances = shape.instances();
-        let mut memory = Memory::place(test, stress, &shape)?;
+        let in_array = super::proxy::array_locations(test);
+        let mut memory = Memory::place(test, stress, &shape, &in_array)?;
         let soft = shape.soft_barriers.len();
         let words = ResultWords::assign(test, &observables, &mut memory.locations, soft)?;
         let (memory_views, view_bytes, alias_views) = memory.views(test);
         let linear_texture = super::proxy::location_proxies(test)
             .values()
             .any(|u| u.texture);
+        let array_words = memory.array_words;
+        if array_words.div_ceil(SURFACE_ROW) > MAX_ARRAY_ROWS {
+            return Err(CodegenError::Unsupported {
+                construct: format!("a CUDA array of {array_words} words"),
+                reason: format!(
+                    "a 2D surface has at most {MAX_ARRAY_ROWS} rows of {SURFACE_ROW} words; \
+                     lower the instances"
+                ),
+            });
+        }
         if linear_texture && memory.global_words > MAX_TEXTURE_ELEMENTS {
             return Err(CodegenError::Unsupported {
                 construct: format!("a texture over {} words", memory.global_words),
@@ -157,7 +182,14 @@ impl Layout {
             view_bytes,
             alias_views,
             linear_texture,
+            array_words,
         })
+    }
+
+    /// The CUDA array's width and height in 32-bit elements (`None` without surfaces): rows of
+    /// [`SURFACE_ROW`] words, as many as the array's words need.
+    pub fn array_extent(&self) -> Option<(u64, u64)> {
+        (self.array_words > 0).then(|| (SURFACE_ROW, self.array_words.div_ceil(SURFACE_ROW)))
     }
 
     /// The size of a buffer in bytes.

@@ -5,7 +5,7 @@
 use super::unsupported;
 use crate::codegen::layout::Layout;
 use crate::codegen::layout::LocationLayout;
-use crate::codegen::proxy::{NO_OBJECTS, TEXTURE_THROUGH_ALIAS};
+use crate::codegen::proxy::OBJECT_THROUGH_ALIAS;
 use crate::codegen::ptx::PSpace;
 use crate::codegen::CodegenError;
 use crate::litmus::ast::{LocationKind, Proxy, Space, Test};
@@ -88,14 +88,20 @@ fn accesses(test: &Test, layout: &Layout, role: usize) -> Result<Vec<Access>, Co
         };
         match proxy {
             Proxy::Generic => {}
-            Proxy::Texture if view != 0 => {
-                return Err(unsupported(what(), TEXTURE_THROUGH_ALIAS));
+            Proxy::Texture | Proxy::Surface if view != 0 => {
+                return Err(unsupported(what(), OBJECT_THROUGH_ALIAS));
             }
-            Proxy::Texture if a.offset.is_some() => {
-                return Err(unsupported(what(), "a texture read at a register offset"));
+            Proxy::Texture | Proxy::Surface if a.offset.is_some() => {
+                let why = "a texture or surface access at a register offset";
+                return Err(unsupported(what(), why));
             }
-            Proxy::Texture => {}
-            Proxy::Surface | Proxy::Constant => return Err(unsupported(what(), NO_OBJECTS)),
+            Proxy::Texture | Proxy::Surface => {}
+            Proxy::Constant => {
+                return Err(unsupported(
+                    what(),
+                    crate::codegen::proxy::CONSTANT_UNWRITTEN,
+                ))
+            }
         }
         accessed.push(Access {
             loc: m.to_string(),
@@ -128,8 +134,9 @@ fn generic_space(layout: &Layout, l: &LocationLayout, role: usize) -> Result<PSp
     })
 }
 
-/// The location arguments of `role`, one per access in program order. A texture read's
-/// argument is the element index, with no bias: a texture fetch has no immediate offset.
+/// The location arguments of `role`, one per access in program order. A texture or surface
+/// access's argument is the word index (in the memory buffer or the CUDA array), with no bias:
+/// neither instruction has an immediate offset.
 pub(super) fn location_args(
     test: &Test,
     layout: &Layout,
@@ -144,10 +151,15 @@ pub(super) fn location_args(
             .iter()
             .find(|l| l.name == m.loc)
             .expect("an accessed location is a memory location");
-        if m.proxy == Proxy::Texture {
+        let object = match m.proxy {
+            Proxy::Texture => Some(PSpace::Texture),
+            Proxy::Surface => Some(PSpace::Surface),
+            Proxy::Generic | Proxy::Constant => None,
+        };
+        if let Some(space) = object {
             args.push(LocArg {
                 loc: l.name.clone(),
-                space: PSpace::Texture,
+                space,
                 view: 0,
                 bias: 0,
             });

@@ -7,7 +7,7 @@ use super::frame::soft_index;
 use super::{is_cta_barrier, sync_lines, unsupported, Ctx, TestOp};
 use crate::codegen::layout::as_u32;
 use crate::codegen::proxy::UNSPELLED_FENCE;
-use crate::codegen::ptx::{Order, PAddr, POp, PReg, PSpace, Src};
+use crate::codegen::ptx::{Order, PAddr, POp, PReg, PSpace, Src, SURFACE, SURFACE_ROW};
 use crate::codegen::soft_barrier::{SoftBarrier, GAVE_UP, SOFT_BOUND};
 use crate::codegen::CodegenError;
 use crate::litmus::ast::{
@@ -25,6 +25,22 @@ pub(super) fn instr(cx: &mut Ctx, i: &Instr) -> Emitted {
             dst,
             ..
         } => tld(cx, dst),
+        Instr::Load {
+            proxy: Proxy::Surface,
+            dst,
+            ..
+        } => {
+            let dst = cx.reg(dst);
+            surface(cx, POp::Suld { dst })
+        }
+        Instr::Store {
+            proxy: Proxy::Surface,
+            src,
+            ..
+        } => {
+            let src = cx.src_reg(src);
+            surface(cx, POp::Sust { src })
+        }
         Instr::Load {
             sem,
             scope,
@@ -124,6 +140,17 @@ impl Ctx<'_> {
         order(sem, Some(Scope::or_default(scope)))
     }
 
+    /// A source operand in a register: an immediate is moved into `%v` first.
+    fn src_reg(&mut self, src: &Operand) -> PReg {
+        match self.src(src) {
+            Src::Reg(r) => r,
+            Src::Imm(v) => {
+                self.line(format!("mov.u32 %v, {v};"));
+                PReg("%v".into())
+            }
+        }
+    }
+
     /// `sub` has no PTX atomic: it is an `add` of the negated operand.
     fn negate_sub(&mut self, op: AtomOp, src: &Operand, what: &str) -> (Src, AtomOp) {
         if op != AtomOp::Sub {
@@ -168,14 +195,22 @@ fn tld(cx: &mut Ctx, dst: &Reg) -> Emitted {
     Ok(())
 }
 
+/// A surface access (weak, no scope: the only surface semantics): the word index of its
+/// argument turned into the coordinates `op` reads.
+fn surface(cx: &mut Ctx, op: POp) -> Emitted {
+    let k = cx.next_arg;
+    cx.next_arg += 1;
+    debug_assert_eq!(cx.args[k].space, PSpace::Surface);
+    let [_, x, y] = SURFACE;
+    cx.line(format!("rem.u32 {x}, %ya{k}, {SURFACE_ROW};"));
+    cx.line(format!("shl.b32 {x}, {x}, 2;"));
+    cx.line(format!("div.u32 {y}, %ya{k}, {SURFACE_ROW};"));
+    cx.test_op(op);
+    Ok(())
+}
+
 fn store(cx: &mut Ctx, sem: StoreSem, scope: Option<Scope>, addr: &Addr, src: &Operand) -> Emitted {
-    let src = match cx.src(src) {
-        Src::Reg(r) => r,
-        Src::Imm(v) => {
-            cx.line(format!("mov.u32 %v, {v};"));
-            PReg("%v".into())
-        }
-    };
+    let src = cx.src_reg(src);
     let (addr, space) = cx.addr(addr)?;
     let order = cx.ldst_order("st", sem.into(), scope);
     cx.test_op(POp::St {

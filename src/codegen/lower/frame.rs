@@ -6,7 +6,7 @@
 use super::{is_cta_barrier, sync_lines, Ctx, LocArg};
 use crate::codegen::func::Func;
 use crate::codegen::layout::Layout;
-use crate::codegen::ptx::{PSpace, TEXTURE, TEXTURE_SINK};
+use crate::codegen::ptx::{PSpace, SURFACE, TEXTURE, TEXTURE_SINK};
 use crate::litmus::ast::{Instr, Reg, Test};
 use std::fmt::Write;
 
@@ -20,6 +20,7 @@ fn arg_reg(k: usize, a: &LocArg) -> (&'static str, String) {
     match a.space {
         PSpace::Global => ("b64", format!("%ga{k}")),
         PSpace::Texture => ("b32", format!("%xa{k}")),
+        PSpace::Surface => ("b32", format!("%ya{k}")),
         PSpace::SharedCta | PSpace::SharedCluster => ("b32", format!("%sa{k}")),
     }
 }
@@ -27,6 +28,11 @@ fn arg_reg(k: usize, a: &LocArg) -> (&'static str, String) {
 /// Whether a role reads through the texture object (and takes it as a parameter).
 pub(super) fn reads_texture(args: &[LocArg]) -> bool {
     args.iter().any(|a| a.space == PSpace::Texture)
+}
+
+/// Whether a role accesses the surface object (and takes it as a parameter).
+pub(super) fn uses_surface(args: &[LocArg]) -> bool {
+    args.iter().any(|a| a.space == PSpace::Surface)
 }
 
 /// The function of `role` up to its body: signature, declarations, parameter loads and the
@@ -49,6 +55,9 @@ pub(super) fn open(
     }
     if reads_texture(args) {
         head.push_str(", .param .b64 litmus_tex");
+    }
+    if uses_surface(args) {
+        head.push_str(", .param .b64 litmus_surf");
     }
     for (k, a) in args.iter().enumerate() {
         let _ = write!(head, ", .param .{} litmus_loc{k}", arg_reg(k, a).0);
@@ -81,6 +90,12 @@ pub(super) fn open(
         f.decl(format!(".reg .b64 {TEXTURE};"));
         f.decl(format!(".reg .b32 {};", TEXTURE_SINK.join(", ")));
         f.line(format!("ld.param.b64 {TEXTURE}, [litmus_tex];"));
+    }
+    if uses_surface(args) {
+        let [surf, x, y] = SURFACE;
+        f.decl(format!(".reg .b64 {surf};"));
+        f.decl(format!(".reg .b32 {x}, {y};"));
+        f.line(format!("ld.param.b64 {surf}, [litmus_surf];"));
     }
     for (k, a) in args.iter().enumerate() {
         let (ty, reg) = arg_reg(k, a);

@@ -342,7 +342,7 @@ mod tests {
             Param::Histogram => 0x3000,
             Param::Stress => 0x4000,
             Param::Sync => 0x5000,
-            Param::Seed | Param::Texture => unreachable!("not a buffer's pointer"),
+            Param::Seed | Param::Texture | Param::Surface => unreachable!("not a buffer's pointer"),
         };
         let args = kernel_args(ptr, 0xDEAD_BEEF);
         assert_eq!(

@@ -112,9 +112,9 @@ pub fn run_measured(
     // A kernel whose barriers never complete would hang the GPU: refused before launch.
     crate::codegen::deadlock::check(test).map_err(|(_, why)| RunError::Unsupported(why))?;
     let kernel = sized_kernel(test, params)?;
-    if kernel.layout.linear_texture {
+    if kernel.layout.linear_texture || kernel.layout.array_words > 0 {
         return Err(RunError::Unsupported(
-            "the CUDA backend creates no texture objects yet".into(),
+            "the CUDA backend creates no texture or surface objects yet".into(),
         ));
     }
     run_program(&program(test, &kernel), test.threads.len(), params, control)

@@ -160,7 +160,7 @@ pub fn execute(
             Param::Histogram => BufferKind::Histogram,
             Param::Stress => BufferKind::Stress,
             // The seed and the texture object are no buffers' pointers.
-            Param::Sync | Param::Seed | Param::Texture => BufferKind::Sync,
+            Param::Sync | Param::Seed | Param::Texture | Param::Surface => BufferKind::Sync,
         })
     };
     // With every status word 0 the collect kernel counts nothing and writes the initial values.
