@@ -649,8 +649,8 @@ pub struct StressArgs {
 /// Arguments of `tune`.
 #[derive(Debug, Args)]
 pub struct TuneArgs {
-    /// Tests to tune for, grouped into families by the name before the first `+` (default:
-    /// the bench shapes of --shapes).
+    /// Tests to tune for, grouped into families by the name before the first `+` (`2+2W`
+    /// for 2+2W tests; default: the bench shapes of --shapes, each its own family).
     pub paths: Vec<PathBuf>,
     /// Bench shapes to tune for when no PATHS are given, comma-separated.
     #[arg(long, default_value = "SB,MP,LB,2+2W,WRC,IRIW", value_delimiter = ',')]

@@ -314,6 +314,47 @@ fn the_checked_in_preflight_and_bench_steps_run_on_the_cpu_backend() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn the_checked_in_tune_step_runs_on_the_cpu_backend_and_unpacks_with_its_page() {
+    let dir = scratch("tune");
+    let (out, results) = (dir.join("out"), dir.join("results"));
+    let o = bin()
+        .args(["campaign", "run", "--backend", "cpu", "--budget", "540s"])
+        .args(["--only", "tune", "--results"])
+        .arg(&results)
+        .arg("--out")
+        .arg(&out)
+        .env("TUNE_SECONDS", "6")
+        .output()
+        .unwrap();
+    let said = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}{}", text(&o.stderr));
+    assert!(said.contains("tune: complete"), "{said}");
+    let files = limits::check(&out).unwrap();
+    let archives: Vec<PathBuf> = files
+        .iter()
+        .filter(|(n, _)| n.ends_with(".gz"))
+        .map(|(n, _)| out.join(n))
+        .collect();
+    let o = bin()
+        .args(["campaign", "unpack", "--results"])
+        .arg(&results)
+        .args(&archives)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let tuned = step_dir(&results, "tune").join("tuned");
+    for family in ["SB", "MP", "LB", "2+2W", "WRC", "IRIW"] {
+        let file = std::fs::read_to_string(tuned.join(format!("{family}.stress"))).unwrap();
+        assert!(file.contains("# seed: 1"), "{file}");
+        assert!(tuned.join(format!("{family}.search.json")).is_file());
+        assert!(tuned.join(format!("plots/tune-{family}.png")).is_file());
+    }
+    let page = std::fs::read_to_string(tuned.join("tune.html")).unwrap();
+    assert_eq!(page.matches("<svg").count(), 6, "one plot per family");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// What a device call may carry in all (the tracked tree plus the carried paths).
 const CARRY_LIMIT: u64 = 64 << 20;
 /// Room kept for the `device` profile's binary (about 6 MB), the corpus copy and the cubins.

@@ -197,6 +197,13 @@ pub fn unpack(args: &CampaignUnpackArgs) -> Result<Exit, AppError> {
                     report::write_report(&set, &dir, true)?;
                     print!("{}", summary::render(&set.run, &set.tests));
                 }
+                // A tune step's folder: its search page.
+                let tuned = dir.join("tuned");
+                let records = report::tune_page::read_dir(&tuned)?;
+                if !records.is_empty() {
+                    let page = report::tune_page::write(&records, &tuned)?;
+                    println!("wrote {}", page.display());
+                }
             }
             Err(e) => {
                 eprintln!("ptx-litmus: campaign unpack: {e}");

@@ -8,6 +8,16 @@ use crate::results;
 
 /// Runs `report`. Rendering is not a finding: it exits 0 whatever the verdicts.
 pub fn run(args: &ReportArgs) -> Result<Exit, AppError> {
+    if !args.results.join(results::RUN_FILE).exists() {
+        // A folder `tune` wrote: its search page.
+        let records = report::tune_page::read_dir(&args.results)?;
+        if !records.is_empty() {
+            let out = args.out.clone().unwrap_or_else(|| args.results.clone());
+            let page = report::tune_page::write(&records, &out)?;
+            println!("wrote {}", page.display());
+            return Ok(Exit::Success);
+        }
+    }
     let set = results::read_result_set(&args.results)?;
     if args.csv {
         print!("{}", report::csv::render(&set.run, &set.tests));

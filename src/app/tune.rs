@@ -8,8 +8,7 @@ use super::{options_map, AppError, Exit};
 use crate::cli::TuneArgs;
 use crate::harness::{self, Backend, Budget};
 use crate::litmus::{self, ast::Test};
-use crate::tune::{search, tuned_file, Outcome, Plan, Space};
-use serde_json::json;
+use crate::tune::{search, tuned_file, Outcome, Plan, SearchRecord, Space};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -31,6 +30,7 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: cannot create: {e}", out.display()))?;
     let provenance = harness::provenance(backend);
     let start = Instant::now();
+    let mut records = Vec::new();
     print_header();
     for (i, (family, tests)) in families.iter().enumerate() {
         let share = args.budget * (i + 1) as f64 / families.len() as f64;
@@ -56,9 +56,11 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
             provenance: &provenance,
             tests,
         };
-        write_family(&ctx, &file, &outcome)?;
+        records.push(write_family(&ctx, family, &file, &outcome)?);
         print_row(family, &space, &outcome, &file);
     }
+    let page = crate::report::tune_page::write(&records, &out)?;
+    println!("wrote {}", page.display());
     Ok(Exit::Success)
 }
 
@@ -104,7 +106,11 @@ fn families(args: &TuneArgs) -> Result<Vec<(String, Vec<Test>)>, AppError> {
     };
     let mut out: Vec<(String, Vec<Test>)> = Vec::new();
     for t in tests {
-        let family = t.name.split('+').next().unwrap_or(&t.name).to_string();
+        let family = if args.paths.is_empty() {
+            t.name.clone()
+        } else {
+            family_of(&t.name)
+        };
         match out.iter_mut().find(|(f, _)| *f == family) {
             Some((_, v)) => v.push(t),
             None => out.push((family, vec![t])),
@@ -114,6 +120,17 @@ fn families(args: &TuneArgs) -> Result<Vec<(String, Vec<Test>)>, AppError> {
         return Err("no tests to tune for".into());
     }
     Ok(out)
+}
+
+/// A test's family: its name before the first `+`, or before the second when the first part
+/// is a number (`2+2W+rlx` is of family `2+2W`).
+fn family_of(name: &str) -> String {
+    let mut parts = name.split('+');
+    let first = parts.next().unwrap_or(name);
+    match parts.next() {
+        Some(second) if first.chars().all(|c| c.is_ascii_digit()) => format!("{first}+{second}"),
+        _ => first.to_string(),
+    }
 }
 
 /// The bench shapes named (each exactly).
@@ -143,28 +160,29 @@ struct Context<'a> {
 }
 
 /// The tuned file and the search record of one family.
-fn write_family(ctx: &Context<'_>, file: &Path, outcome: &Outcome) -> Result<(), AppError> {
+fn write_family(
+    ctx: &Context<'_>,
+    family: &str,
+    file: &Path,
+    outcome: &Outcome,
+) -> Result<SearchRecord, AppError> {
     let text = tuned_file::render(&provenance_lines(ctx, outcome), &settings(ctx, outcome)?);
     std::fs::write(file, text).map_err(|e| format!("{}: cannot write: {e}", file.display()))?;
-    let params: Vec<_> = ctx
-        .space
-        .params
-        .iter()
-        .map(|p| json!({"name": p.name, "values": p.values}))
-        .collect();
-    let record = json!({
-        "backend": ctx.backend.as_str(),
-        "seed": ctx.args.seed,
-        "budget_s": ctx.args.budget,
-        "tests": ctx.tests.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
-        "provenance": ctx.provenance,
-        "params": params,
-        "search": outcome,
-    });
-    let json_path = file.with_extension("search.json");
+    let record = SearchRecord {
+        family: family.to_string(),
+        backend: ctx.backend.as_str().to_string(),
+        seed: ctx.args.seed,
+        budget_s: ctx.args.budget,
+        tests: ctx.tests.iter().map(|t| t.name.clone()).collect(),
+        provenance: ctx.provenance.clone(),
+        params: SearchRecord::params_of(ctx.space),
+        baseline: ctx.space.baseline.0.clone(),
+        search: outcome.clone(),
+    };
+    let json_path = file.with_file_name(format!("{family}{}", crate::tune::record::SUFFIX));
     std::fs::write(&json_path, serde_json::to_string_pretty(&record)? + "\n")
         .map_err(|e| format!("{}: cannot write: {e}", json_path.display()))?;
-    Ok(())
+    Ok(record)
 }
 
 /// The winner's settings as the file writes them: every searched stress key (GPU), or every
@@ -272,4 +290,17 @@ fn now() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     crate::results::time::rfc3339(secs)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::family_of;
+
+    #[test]
+    fn a_family_is_the_name_before_the_first_plus_or_a_numbered_shape() {
+        assert_eq!(family_of("SB+rlx.gpu+rlx.gpu"), "SB");
+        assert_eq!(family_of("2+2W+rlx+rlx"), "2+2W");
+        assert_eq!(family_of("3.2W+x"), "3.2W");
+        assert_eq!(family_of("IRIW"), "IRIW");
+    }
 }

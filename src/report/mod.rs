@@ -14,6 +14,7 @@ pub mod plot;
 pub mod stats;
 pub mod summary;
 pub mod table;
+pub mod tune_page;
 
 use crate::results::{self, record_stems, ResultSet, ResultsError, TestRecord};
 use std::path::{Path, PathBuf};

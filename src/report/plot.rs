@@ -13,7 +13,8 @@ use std::sync::Once;
 /// The font plotters measures and rasterises text with, bundled so that plots look the same
 /// everywhere (see `assets/DejaVuSans-LICENSE.txt`).
 static FONT: &[u8] = include_bytes!("../../assets/DejaVuSans.ttf");
-const FAMILY: &str = "sans-serif";
+/// The font family every plot draws text in.
+pub const FAMILY: &str = "sans-serif";
 const WIDTH: u32 = 760;
 const ROW: u32 = 24;
 
@@ -122,7 +123,8 @@ fn bars(t: &TestRecord) -> Vec<Bar> {
     out
 }
 
-fn register_font() {
+/// Registers the bundled font once per process.
+pub fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // The bundled file is a valid TrueType font; a failure here is a broken build.

@@ -3,12 +3,14 @@
 //! confidence intervals. Pure: measuring is the caller's [`Evaluator`]; files and commands are
 //! `app::tune`'s.
 
+pub mod record;
 pub mod rng;
 pub mod search;
 pub mod space;
 pub mod stats;
 pub mod tuned_file;
 
+pub use record::{ParamRecord, SearchRecord};
 pub use search::{search, Evaluator, Outcome, Phase, Plan, Trial};
 pub use space::{Param, Point, Space};
 pub use stats::{estimate, Estimate, Sample};
