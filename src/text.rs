@@ -59,12 +59,20 @@ pub fn html(s: &str) -> String {
     out
 }
 
-/// The width tables are fitted to: `COLUMNS` when set to a number of at least 40, else 100.
+/// The width tables are fitted to: `COLUMNS` when set to a number of at least 40, else the
+/// terminal's when stdout is one, else 100 (a pipe or a file: the same table whatever
+/// terminal the command was started from, for logs and scripts).
 pub fn width() -> usize {
+    let at_least_40 = |w: usize| (w >= 40).then_some(w);
     std::env::var("COLUMNS")
         .ok()
         .and_then(|c| c.trim().parse::<usize>().ok())
-        .filter(|&w| w >= 40)
+        .and_then(at_least_40)
+        .or_else(|| {
+            let term = console::Term::stdout();
+            let (_, cols) = term.is_term().then(|| term.size_checked())??;
+            at_least_40(cols as usize)
+        })
         .unwrap_or(100)
 }
 

@@ -130,3 +130,41 @@ fn empty_and_partial_sets_render() {
     assert!(html.contains("<li><code>litmus/x.litmus</code>: x.litmus:3:7: expected `;`</li>"));
     assert!(summary::render(&set.run, &set.tests).contains(", PARTIAL"));
 }
+
+/// The summary fitted to 80, 100 and 160 columns: no line wider, names of up to 40 characters
+/// whole from 100 on (numeric columns dropped or shortened first), every column at 160.
+#[test]
+fn the_summary_keeps_names_whole_before_it_keeps_columns() {
+    let long = "MP+rel.gpu+acq.gpu-diffcta-samecluster-x2"; // 41 characters
+    let name40 = &long[..40];
+    let mut tests = records(&suite(Knobs::default()), 2.0);
+    tests[0].name = name40.to_string();
+    tests[1].name = long.to_string();
+    let r = run("wide", "550.54.15", None);
+    for width in [80, 100, 160] {
+        let text = summary::render_in(&r, &tests, width);
+        for l in text.lines().skip(1) {
+            assert!(l.chars().count() <= width, "{width}: {l:?}");
+        }
+        let has = |s: &str| text.contains(s);
+        match width {
+            80 => {
+                assert!(
+                    !has(name40) && has("MP+rel.gpu+acq.…samecluster-x2"),
+                    "{text}"
+                );
+                assert!(has(" weak ") && has("condition"), "{text}");
+            }
+            100 => {
+                assert!(has(&format!("{name40} ")), "{name40} whole: {text}");
+                assert!(has(" weak/inst") && has(" inst ") && has("1.0M"), "{text}");
+            }
+            _ => {
+                assert!(has(&format!("{long} ")), "{text}");
+                for head in ["instances", " sc ", "unexpect", "1,000,000"] {
+                    assert!(has(head), "{head} at {width}: {text}");
+                }
+            }
+        }
+    }
+}

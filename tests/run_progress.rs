@@ -70,3 +70,61 @@ fn rows_stream_in_finish_order_within_the_terminal_width() {
         .position(|l| l.starts_with("3 tests: 0 violations"));
     assert!(totals.is_some(), "{text:?}");
 }
+
+/// The header line of `run`'s table on one test, run under `script` with a terminal `cols`
+/// wide (`None`: piped), without `COLUMNS`.
+fn header_at(cols: Option<u16>, out: &std::path::Path) -> String {
+    let run = format!(
+        "{} run --backend cpu --quiet --instances 512 --results {} {}",
+        env!("CARGO_BIN_EXE_ptx-litmus"),
+        out.display(),
+        TESTS[2]
+    );
+    let o = match cols {
+        Some(c) => std::process::Command::new("script")
+            .args([
+                "-qec",
+                &format!("stty rows 50 cols {c}; {run}"),
+                "/dev/null",
+            ])
+            .env_remove("COLUMNS")
+            .output()
+            .unwrap(),
+        None => std::process::Command::new("sh")
+            .args(["-c", &run])
+            .env_remove("COLUMNS")
+            .output()
+            .unwrap(),
+    };
+    let s = String::from_utf8_lossy(&o.stdout).replace('\r', "");
+    let line = s
+        .lines()
+        .find(|l| l.starts_with("status"))
+        .unwrap_or_default();
+    line.trim_end().to_string()
+}
+
+#[test]
+fn the_table_fits_the_terminal_and_a_pipe_gets_100() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        println!("SKIPPED: no `script` (util-linux) to give `run` a terminal");
+        return;
+    }
+    let wide = header_at(Some(200), &fresh("term-200"));
+    let narrow = header_at(Some(70), &fresh("term-70"));
+    let piped = header_at(None, &fresh("term-pipe"));
+    // All columns at 200, the shortened ones at 70, 100's layout in a pipe.
+    assert!(
+        wide.contains("instances") && wide.contains("unexpect"),
+        "{wide}"
+    );
+    assert!(!narrow.contains(" inst ") && narrow.len() <= 70, "{narrow}");
+    assert!(
+        piped.contains(" inst ") && !piped.contains("unexpect"),
+        "{piped}"
+    );
+}

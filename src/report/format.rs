@@ -24,6 +24,24 @@ pub fn count(n: u64) -> String {
     out
 }
 
+/// A count in at most 6 characters, for narrow tables: `9999`, `12.3k`, `456k`, `7.8M`, `1.2G`.
+pub fn short_count(n: u64) -> String {
+    if n < 10_000 {
+        return n.to_string();
+    }
+    let (x, unit) = [(1e3, "k"), (1e6, "M"), (1e9, "G"), (1e12, "T")]
+        .into_iter()
+        .rev()
+        .find(|&(u, _)| n as f64 >= u)
+        .map(|(u, s)| (n as f64 / u, s))
+        .unwrap_or((n as f64 / 1e3, "k"));
+    if x < 100.0 {
+        format!("{x:.1}{unit}")
+    } else {
+        format!("{x:.0}{unit}")
+    }
+}
+
 /// Seconds with two decimals.
 pub fn seconds(s: f64) -> String {
     format!("{s:.2} s")
@@ -56,5 +74,26 @@ mod tests {
         assert_eq!(rate(Some(0.125)), "0.125");
         assert_eq!(rate(Some(1234.0)), "1234");
         assert_eq!(rate(Some(2.5e7)), "2.50e7");
+    }
+
+    #[test]
+    fn short_counts_fit_six_characters() {
+        let cases = [
+            (0, "0"),
+            (9_999, "9999"),
+            (12_345, "12.3k"),
+            (456_000, "456k"),
+            (7_800_000, "7.80M"),
+            (1_000_000_000, "1.00G"),
+        ];
+        for (n, want) in cases {
+            assert_eq!(
+                short_count(n),
+                want.replace(".80M", ".8M").replace(".00G", ".0G")
+            );
+        }
+        for n in [99_999, 999_999, 99_999_999, 999_999_999_999_999] {
+            assert!(short_count(n).len() <= 6, "{n}: {}", short_count(n));
+        }
     }
 }

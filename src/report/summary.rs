@@ -14,7 +14,7 @@ pub fn render(run: &RunRecord, tests: &[TestRecord]) -> String {
 }
 
 /// The summary of a run with no line wider than `width` characters (when `width` leaves room
-/// for the narrowest layout, 61 characters).
+/// for the narrowest layout, 59 characters).
 pub fn render_in(run: &RunRecord, tests: &[TestRecord], width: usize) -> String {
     let mut s = title(run);
     if run.partial {
@@ -64,27 +64,47 @@ enum Col {
     Cpu,
 }
 
-/// Dropped first when the terminal is narrow: the least telling columns (sc and instances
-/// follow from weak and the rate; unexpected counts are rare and also reported on stderr).
-const DROP_ORDER: [Col; 5] = [
-    Col::Unexpected,
-    Col::Sc,
-    Col::Instances,
-    Col::Cpu,
-    Col::WeakRate,
+/// How a table too narrow for whole test names makes room, in order: the least telling
+/// columns go first (unexpected counts are rare and also reported on stderr, sc follows from
+/// weak and the instances), then counts are shortened (`12.3M`), then the instances go; each
+/// step is taken only while names up to [`NAME_GOAL`] characters would be elided.
+const MAKE_ROOM: [Step; 4] = [
+    Step::Drop(Col::Unexpected),
+    Step::Drop(Col::Sc),
+    Step::ShortCounts,
+    Step::Drop(Col::Instances),
 ];
 
-/// Width of `status` plus its gap, and the narrowest a test name gets before columns go.
+/// The last resorts, taken only while names would get narrower than [`MIN_NAME_W`].
+const LAST_RESORT: [Step; 2] = [Step::Drop(Col::Cpu), Step::Drop(Col::WeakRate)];
+
+/// One way of making room for test names.
+#[derive(Clone, Copy)]
+enum Step {
+    Drop(Col),
+    ShortCounts,
+}
+
+/// Width of `status` plus its gap; the name width the layout makes room for (test names of
+/// herd/diy style, `MP+rel.gpu+acq.gpu-diffcta-samecluster`, reach about 40), and the
+/// narrowest a name gets before the last columns go.
 const STATUS_W: usize = 12;
-const MIN_NAME_W: usize = 12;
+const NAME_GOAL: usize = 40;
+const MIN_NAME_W: usize = 20;
+
+/// Width of a shortened count column (`999.9k`, `12.3M`; [`format::short_count`]).
+const SHORT_W: usize = 6;
 
 impl Col {
-    fn head(self) -> &'static str {
+    fn head(self, short: bool) -> &'static str {
         match self {
+            Col::Instances if short => "inst",
             Col::Instances => "instances",
             Col::Sc => "sc",
             Col::Weak => "weak",
+            Col::Forbidden if short => "forbid",
             Col::Forbidden => "forbidden",
+            Col::Unexpected if short => "unexp",
             Col::Unexpected => "unexpect",
             Col::Condition => "condition",
             Col::WeakRate => "weak/inst",
@@ -92,8 +112,17 @@ impl Col {
         }
     }
 
-    fn width(self) -> usize {
+    /// Whether the column holds a count, which `short` shortens.
+    fn is_count(self) -> bool {
+        matches!(
+            self,
+            Col::Instances | Col::Sc | Col::Weak | Col::Forbidden | Col::Unexpected
+        )
+    }
+
+    fn width(self, short: bool) -> usize {
         match self {
+            c if short && c.is_count() => SHORT_W,
             Col::Instances => 15,
             Col::Sc | Col::Weak => 13,
             Col::Cpu => 5,
@@ -101,14 +130,21 @@ impl Col {
         }
     }
 
-    fn cell(self, t: &TestRecord) -> String {
+    fn cell(self, t: &TestRecord, short: bool) -> String {
         let v = &t.verdict;
+        let n = |k: u64| {
+            if short {
+                format::short_count(k)
+            } else {
+                format::count(k)
+            }
+        };
         match self {
-            Col::Instances => format::count(v.instances),
-            Col::Sc => format::count(v.counts.sc),
-            Col::Weak => format::count(v.counts.weak),
-            Col::Forbidden => format::count(v.counts.forbidden),
-            Col::Unexpected => format::count(v.counts.unexpected),
+            Col::Instances => n(v.instances),
+            Col::Sc => n(v.counts.sc),
+            Col::Weak => n(v.counts.weak),
+            Col::Forbidden => n(v.counts.forbidden),
+            Col::Unexpected => n(v.counts.unexpected),
             Col::Condition => v.observation.to_string(),
             Col::WeakRate => format::rate(t.rates.weak_per_instance),
             Col::Cpu => t.notes.get("cpu_used").cloned().unwrap_or("-".into()),
@@ -116,8 +152,8 @@ impl Col {
     }
 
     /// Right-aligned `text` in the column, after its two-space gap.
-    fn show(self, text: &str) -> String {
-        let w = self.width();
+    fn show(self, text: &str, short: bool) -> String {
+        let w = self.width(short);
         if self == Col::Condition {
             format!("  {}", pad(text, w))
         } else {
@@ -130,37 +166,60 @@ impl Col {
 pub struct Layout {
     name_w: usize,
     cols: Vec<Col>,
+    /// Whether counts are shortened.
+    short: bool,
 }
 
 impl Layout {
     /// Fits the table in `width` characters: test names up to `longest` characters, and the
-    /// `cpu` column when `cpu`; columns are dropped in [`DROP_ORDER`] while names would get
-    /// narrower than 12 characters, and longer names are elided.
+    /// `cpu` column when `cpu`. While names up to 40 characters would not fit, room is made
+    /// ([`MAKE_ROOM`]); while they would get narrower than 20, the cpu and rate columns go
+    /// too; longer names are elided in the middle.
     pub fn fit(width: usize, longest: usize, cpu: bool) -> Layout {
         use Col::*;
         let all = [
             Instances, Sc, Weak, Forbidden, Unexpected, Condition, WeakRate, Cpu,
         ];
-        let mut cols: Vec<Col> = all.into_iter().filter(|&c| cpu || c != Cpu).collect();
-        let used = |cols: &[Col]| STATUS_W + cols.iter().map(|c| c.width() + 2).sum::<usize>();
-        for drop in DROP_ORDER {
-            if used(&cols) + MIN_NAME_W <= width {
-                break;
+        let mut l = Layout {
+            name_w: 0,
+            cols: all.into_iter().filter(|&c| cpu || c != Cpu).collect(),
+            short: false,
+        };
+        let goal = longest.clamp(4, NAME_GOAL);
+        for (steps, want) in [
+            (&MAKE_ROOM[..], goal),
+            (&LAST_RESORT[..], MIN_NAME_W.min(goal)),
+        ] {
+            for &step in steps {
+                if l.used() + want <= width {
+                    break;
+                }
+                match step {
+                    Step::Drop(c) => l.cols.retain(|&x| x != c),
+                    Step::ShortCounts => l.short = true,
+                }
             }
-            cols.retain(|&c| c != drop);
         }
-        let room = width.saturating_sub(used(&cols)).max(MIN_NAME_W);
-        Layout {
-            name_w: longest.max(4).min(room),
-            cols,
-        }
+        let room = width.saturating_sub(l.used()).max(MIN_NAME_W.min(goal));
+        l.name_w = longest.max(4).min(room);
+        l
+    }
+
+    /// The width of everything but the test name.
+    fn used(&self) -> usize {
+        STATUS_W
+            + self
+                .cols
+                .iter()
+                .map(|c| c.width(self.short) + 2)
+                .sum::<usize>()
     }
 
     /// The column headings, one line.
     pub fn header(&self) -> String {
         let mut s = format!("{:<10}  {}", "status", pad("test", self.name_w));
         for c in &self.cols {
-            s.push_str(&c.show(c.head()));
+            s.push_str(&c.show(c.head(self.short), self.short));
         }
         s.push('\n');
         s
@@ -176,7 +235,7 @@ impl Layout {
         let name = pad(&elide(&t.name, self.name_w), self.name_w);
         let mut s = format!("{status:<10}  {name}");
         for c in &self.cols {
-            s.push_str(&c.show(&c.cell(t)));
+            s.push_str(&c.show(&c.cell(t, self.short), self.short));
         }
         s.push('\n');
         s
