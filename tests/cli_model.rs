@@ -174,6 +174,9 @@ fn run_is_judged_by_the_chosen_model_which_provenance_report_diff_and_merge_name
         err.contains("forbidden by the model never.cat (cat model \"PTX never\""),
         "{err}"
     );
+    // Judged by a model that is not PTX's, a CPU violation is no bug of the CPU mapping.
+    assert!(err.contains("is not PTX's model"), "{err}");
+    assert!(!err.contains("bug in the CPU mapping"), "{err}");
     let (b, run, test) = read_set(&d, "never");
     let p = &run["provenance"];
     assert_eq!(

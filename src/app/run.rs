@@ -326,8 +326,9 @@ impl Batch {
         }
         if rec.verdict.status == Status::Violation {
             let label = self.model.id.label();
+            let ptx = self.model.is_ptx();
             self.bar
-                .suspend(|| report_violation(&rec, self.backend, &label));
+                .suspend(|| report_violation(&rec, self.backend, &label, ptx));
             self.violations += rec.verdict.counts.forbidden + rec.verdict.counts.unexpected;
         }
         if observed.info.partial {
@@ -628,8 +629,8 @@ fn warn_if_starved(tests: &[TestRecord]) {
 }
 
 /// Names the test and every forbidden outcome seen, the model that forbids it, and what a
-/// violation on this backend means.
-fn report_violation(rec: &TestRecord, backend: Backend, model: &str) {
+/// violation on this backend means (`ptx`: whether PTX's model judged).
+fn report_violation(rec: &TestRecord, backend: Backend, model: &str, ptx: bool) {
     for o in &rec.verdict.outcomes {
         if o.count > 0 && matches!(o.class, Class::Forbidden | Class::Unexpected) {
             let shown: Vec<String> = rec
@@ -653,11 +654,16 @@ fn report_violation(rec: &TestRecord, backend: Backend, model: &str) {
             rec.name, rec.path, rec.verdict.counts.unexpected
         );
     }
-    if backend == Backend::Cpu {
+    if backend == Backend::Cpu && ptx {
         eprintln!(
             "ptx-litmus: on the CPU backend every observable behaviour is PTX-allowed \
              (docs/cpu-backend.md), so this is a bug in the CPU mapping, the model checker or \
              the harness"
+        );
+    } else if !ptx {
+        eprintln!(
+            "ptx-litmus: {model} is not PTX's model: an outcome it forbids that the machine \
+             shows is where that model is stronger than the machine"
         );
     }
 }

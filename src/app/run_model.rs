@@ -37,6 +37,12 @@ impl RunModel {
         })
     }
 
+    /// Whether PTX judges: the built-in checker or a built-in transcription of PTX's model
+    /// (a cat file may be any model, e.g. one stronger than the machine under test).
+    pub fn is_ptx(&self) -> bool {
+        self.cat.is_none() || NAMED.iter().any(|(n, _)| *n == self.id.name)
+    }
+
     /// The model a replayed run recorded (or `--model SPEC` when given), refused when the
     /// recorded model's text has changed since: the replay would be judged differently.
     pub fn replayed(run: &RunRecord, path: &Path, spec: Option<&str>) -> Result<RunModel, String> {
