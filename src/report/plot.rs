@@ -192,7 +192,9 @@ fn draw<DB: DrawingBackend>(
         .margin(8)
         .x_label_area_size(40)
         .y_label_area_size(label_w)
-        .build_cartesian_2d((0.5f64..max * 4.0).log_scale(), (0..n).into_segmented())?;
+        // The axis runs past the longest bar far enough for its label ("17,856 forbidden", about
+        // 100 px) to be drawn whole.
+        .build_cartesian_2d((0.5f64..max * 40.0).log_scale(), (0..n).into_segmented())?;
     let labels: Vec<String> = bars.iter().map(|b| b.label.clone()).collect();
     // Row 0 is drawn at the top: bar i sits at segment n - 1 - i.
     let row = |i: usize| n - 1 - i as i32;
