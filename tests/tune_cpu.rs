@@ -1,15 +1,14 @@
-//! `tune` end to end on the CPU backend: the same seed gives the same search and the same best
-//! configuration; another seed explores other configurations; the tuned file carries its
-//! provenance; bad arguments are refused before anything runs.
+//! `tune` end to end on the CPU backend: the same seed tries the same configurations in the
+//! seeded phases and another seed tries others; each run's winner is one of the configurations
+//! it measured; the tuned file carries its provenance; bad arguments are refused before
+//! anything runs.
 //!
-//! Why the best configuration repeats although CPU weak counts do not: every configuration
-//! tried in the baseline and random phases is fixed by the seed, each chunk runs a fixed
-//! number of instances (not a time), and a configuration replaces an earlier one only when its
-//! 99 % interval of weak/s lies wholly above the earlier one's. Those intervals are widened by
-//! the scatter between chunks, which on a shared, loaded machine is large, so a difference is
-//! declared only when it is large and steady — and then it is declared in both runs. Twelve
-//! chunks a race make a steady difference (such as `sync=64` over the default on a free
-//! machine) significant in every run rather than in some.
+//! What is not asserted: that two runs with one seed pick the same winner. The CPU's weak
+//! counts are measured, not drawn, and on a quiet machine two CPU configurations can differ
+//! enough to be told apart in one run and not in the next (a fresh clone's check saw
+//! `sync=instance` win one run and `sync=64` the other), so the winner is reproducible only as
+//! far as the machine is. The search's own determinism given the same measurements is asserted
+//! by the unit tests of `src/tune` on a seeded synthetic landscape.
 
 mod common;
 
@@ -64,7 +63,7 @@ fn seeded_points(s: &Value) -> Vec<Value> {
 }
 
 #[test]
-fn the_same_seed_gives_the_same_best_configuration_twice() {
+fn the_same_seed_tries_the_same_configurations_and_another_seed_others() {
     let (a, b, c) = (fresh("seed1-a"), fresh("seed1-b"), fresh("seed2"));
     let table = tune("1", &a);
     assert!(
@@ -72,7 +71,6 @@ fn the_same_seed_gives_the_same_best_configuration_twice() {
         "{table}"
     );
     tune("1", &b);
-    assert_eq!(settings(&a), settings(&b));
     assert_eq!(
         settings(&a).len(),
         3,
@@ -82,7 +80,18 @@ fn the_same_seed_gives_the_same_best_configuration_twice() {
     assert!(settings(&a).iter().all(|l| l.starts_with("cpu.")));
     let (sa, sb) = (search(&a), search(&b));
     assert_eq!(seeded_points(&sa), seeded_points(&sb));
-    assert_eq!(sa["search"]["best"], sb["search"]["best"]);
+    for s in [&sa, &sb] {
+        let (best, trials) = (
+            &s["search"]["best"],
+            s["search"]["trials"].as_array().unwrap(),
+        );
+        let measured = best.as_u64().is_some_and(|i| (i as usize) < trials.len());
+        assert!(
+            measured,
+            "the winner {best} is one of the {} trials",
+            trials.len()
+        );
+    }
     let n = seeded_points(&sa).len();
     assert!(
         (2..=7).contains(&n),
