@@ -1,9 +1,8 @@
 //! Launch configuration, checked against the device before anything is launched: grid and CTA
 //! sizes, the cluster launch (and whether the cluster dimension goes in a launch attribute or
-//! comes from the kernel itself), and the kernel arguments in the order of
-//! [`crate::codegen::PARAMS`]. Pure: no driver calls, so it is tested without a GPU.
+//! comes from the kernel itself). Pure: no driver calls, so it is tested without a GPU.
 
-use crate::codegen::{LaunchConfig, Param, PARAMS};
+use crate::codegen::LaunchConfig;
 
 /// What the device allows, read once by `detect`: the launch limits and the per-SM resources
 /// the occupancy calculation ([`super::occupancy`]) divides among CTAs.
@@ -225,34 +224,6 @@ impl LaunchPlan {
     }
 }
 
-/// One kernel argument as the driver receives it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ArgValue {
-    /// A device pointer.
-    Ptr(u64),
-    /// A 32-bit value.
-    U32(u32),
-}
-
-impl ArgValue {
-    /// Size in bytes of the parameter.
-    pub fn size(self) -> usize {
-        match self {
-            ArgValue::Ptr(_) => 8,
-            ArgValue::U32(_) => 4,
-        }
-    }
-}
-
-/// The kernel arguments of one launch, in the order of [`PARAMS`]: `pointer(param)` gives the
-/// device address of a buffer parameter, `seed` the launch seed.
-pub fn kernel_args(pointer: impl Fn(Param) -> u64, seed: u32) -> [ArgValue; PARAMS.len()] {
-    PARAMS.map(|p| match p {
-        Param::Seed => ArgValue::U32(seed),
-        buffer => ArgValue::Ptr(pointer(buffer)),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -332,31 +303,5 @@ mod tests {
         let mut c = config(264, 256, None);
         c.dynamic_shared_bytes = 100 * 1024;
         assert!(LaunchPlan::new(&c, &h100(), 0).is_err());
-    }
-
-    #[test]
-    fn arguments_follow_the_parameter_order_with_a_32_bit_seed() {
-        let ptr = |p: Param| match p {
-            Param::Memory => 0x1000,
-            Param::Results => 0x2000,
-            Param::Histogram => 0x3000,
-            Param::Stress => 0x4000,
-            Param::Sync => 0x5000,
-            Param::Seed | Param::Texture | Param::Surface => unreachable!("not a buffer's pointer"),
-        };
-        let args = kernel_args(ptr, 0xDEAD_BEEF);
-        assert_eq!(
-            args,
-            [
-                ArgValue::Ptr(0x1000),
-                ArgValue::Ptr(0x2000),
-                ArgValue::Ptr(0x3000),
-                ArgValue::Ptr(0x4000),
-                ArgValue::Ptr(0x5000),
-                ArgValue::U32(0xDEAD_BEEF),
-            ]
-        );
-        let bytes: usize = args.iter().map(|a| a.size()).sum();
-        assert_eq!(bytes, 5 * 8 + 4);
     }
 }

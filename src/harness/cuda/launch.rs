@@ -2,10 +2,10 @@
 //! attribute when the test needs a cluster launch and the kernel does not state its own. The
 //! configuration is built once per kernel; a launch only fills in the arguments.
 
-use super::config::{ArgValue, ClusterMode, LaunchPlan};
+use super::args::{ArgValue, MAX_ARGS};
+use super::config::{ClusterMode, LaunchPlan};
 use super::driver::{check, usable};
 use super::wait;
-use crate::codegen::PARAMS;
 use crate::harness::watchdog::Stall;
 use cudarc::driver::sys;
 use std::ffi::c_void;
@@ -60,27 +60,36 @@ impl Launcher {
         }
     }
 
-    /// Enqueues one launch with `args` (in the order of [`PARAMS`]); returns at once.
-    pub fn launch(&self, args: &[ArgValue; PARAMS.len()]) -> Result<(), String> {
-        let mut wide = [0u64; PARAMS.len()];
-        let mut narrow = [0u32; PARAMS.len()];
-        let mut ptrs = [std::ptr::null_mut::<c_void>(); PARAMS.len()];
+    /// Enqueues one launch with `args` (one per kernel parameter, in order: see
+    /// [`super::args::KernelArgs`]); returns at once.
+    pub fn launch(&self, args: &[ArgValue]) -> Result<(), String> {
+        if args.len() > MAX_ARGS {
+            return Err(format!(
+                "{}: {} arguments, the launcher holds {MAX_ARGS}",
+                self.entry,
+                args.len()
+            ));
+        }
+        let mut wide = [0u64; MAX_ARGS];
+        let mut narrow = [0u32; MAX_ARGS];
+        let mut ptrs = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
         for (i, a) in args.iter().enumerate() {
             match *a {
-                ArgValue::Ptr(p) => wide[i] = p,
+                ArgValue::Ptr(v) | ArgValue::Object(v) => wide[i] = v,
                 ArgValue::U32(v) => narrow[i] = v,
             }
         }
         for (i, a) in args.iter().enumerate() {
             ptrs[i] = match a {
-                ArgValue::Ptr(_) => (&mut wide[i] as *mut u64).cast(),
+                ArgValue::Ptr(_) | ArgValue::Object(_) => (&mut wide[i] as *mut u64).cast(),
                 ArgValue::U32(_) => (&mut narrow[i] as *mut u32).cast(),
             };
         }
         debug_assert_eq!(self.config.numAttrs as usize, self.attrs.len());
         // SAFETY: `config` and its attributes are owned by `self`; `ptrs` holds one pointer per
-        // kernel parameter, each to a value of the parameter's size, all live for the call
-        // (the driver copies them before returning).
+        // kernel parameter (`args` is built from the kernel's parameter list), each to a value
+        // of the parameter's size, all live for the call (the driver copies them before
+        // returning); the driver reads no more entries than the kernel has parameters.
         check(
             unsafe {
                 sys::cuLaunchKernelEx(

@@ -6,8 +6,10 @@
 //!
 //! Pure parts (no driver calls; unit-tested without a GPU):
 //! - `support`: the driver, compute-capability and PTX-ISA requirements, JIT log text;
-//! - `config`: launch configuration checked against the device, cluster mode, argument order,
-//!   the device's limits (an H100 SXM and an H200 as models);
+//! - `config`: launch configuration checked against the device, cluster mode, the device's
+//!   limits (an H100 SXM and an H200 as models);
+//! - `args`: the kernel arguments, built from the kernel's parameter list (buffers, seed,
+//!   texture and surface objects);
 //! - `occupancy`: CTAs per SM from a kernel's threads, registers and shared memory, and the
 //!   grid that fills the GPU in whole clusters;
 //! - `seeds`: per-launch seeds from the run's seed and the test's name (replayable placement);
@@ -39,6 +41,7 @@
 //!   launches`, no instance is incomplete, and stress that any launch drew shows in the
 //!   stress counter; otherwise the test fails with the reason.
 
+mod args;
 mod buffers;
 pub mod compiler;
 mod config;
@@ -57,7 +60,8 @@ mod tally;
 mod views;
 mod wait;
 
-pub use config::{ArgValue, ClusterMode, DeviceLimits, LaunchPlan};
+pub use args::ArgValue;
+pub use config::{ClusterMode, DeviceLimits, LaunchPlan};
 pub use options::{CudaOptions, DEFAULT_WAIT_S, KEYS};
 pub use provenance::DeviceInfo;
 pub use runner::{LaunchStats, Program};

@@ -3,9 +3,10 @@
 //! read the device histogram once (progress, Ctrl-C, budget). At the end the counts must pass
 //! the checksum and the stress self-test.
 
+use super::args::{ArgValue, Handles, KernelArgs};
 use super::buffers::Buffers;
 use super::compiler;
-use super::config::{kernel_args, ClusterMode, LaunchPlan};
+use super::config::{ClusterMode, LaunchPlan};
 use super::driver::Gpu;
 use super::fit::{self, Fit};
 use super::launch::{Drain, Launcher, Timer};
@@ -15,7 +16,7 @@ use super::schedule::Schedule;
 use super::seeds::{LaunchSeeds, SETUP_SEED};
 use super::support;
 use super::tally;
-use crate::codegen::{BufferKind, DeviceCounts, Layout, Param, Stress};
+use crate::codegen::{DeviceCounts, Layout, Stress};
 use crate::harness::parts::Parts;
 use crate::harness::watchdog;
 use crate::harness::{Control, Progress, RunError, RunParams};
@@ -153,18 +154,9 @@ pub fn execute(
     let _drain = Drain(gpu.stream, deadline);
     let mut test = Launcher::new(test_fn, &test_plan, gpu.stream);
     let collect = Launcher::new(collect_fn, &collect_plan, gpu.stream);
-    let pointer = |p: Param| {
-        buffers.ptr(match p {
-            Param::Memory => BufferKind::Memory,
-            Param::Results => BufferKind::Results,
-            Param::Histogram => BufferKind::Histogram,
-            Param::Stress => BufferKind::Stress,
-            // The seed and the texture object are no buffers' pointers.
-            Param::Sync | Param::Seed | Param::Texture | Param::Surface => BufferKind::Sync,
-        })
-    };
+    let mut args = KernelArgs::new(layout, |k| buffers.ptr(k), Handles::default())?;
     // With every status word 0 the collect kernel counts nothing and writes the initial values.
-    collect.launch(&kernel_args(pointer, SETUP_SEED))?;
+    collect.launch(args.seeded(SETUP_SEED))?;
     buffers.read_histogram(gpu.stream, deadline, &what)?;
 
     let schedule = Schedule::new(params.budget, layout.instances, opts.batch);
@@ -195,14 +187,14 @@ pub fn execute(
                 stats.burst_s += enqueue.elapsed().as_secs_f64();
                 stats.burst_launches += BURST;
             }
-            let args = kernel_args(pointer, seed);
+            let args = args.seeded(seed);
             if stats.launches == 0 && i == 0 {
                 // The first launch settles how the cluster dimension is given (see below).
-                test = first_launch(test, test_fn, &test_plan, gpu, &args, &mut kernel)?;
+                test = first_launch(test, test_fn, &test_plan, gpu, args, &mut kernel)?;
             } else {
-                test.launch(&args)?;
+                test.launch(args)?;
             }
-            collect.launch(&args)?;
+            collect.launch(args)?;
         }
         stats.enqueue_s += enqueue.elapsed().as_secs_f64();
         stats.launches += n;
@@ -260,7 +252,7 @@ fn first_launch(
     func: cudarc::driver::sys::CUfunction,
     plan: &LaunchPlan,
     gpu: &Gpu,
-    args: &[super::config::ArgValue; crate::codegen::PARAMS.len()],
+    args: &[ArgValue],
     kernel: &mut BTreeMap<String, String>,
 ) -> Result<Launcher, String> {
     let Err(first) = test.launch(args) else {
