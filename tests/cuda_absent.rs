@@ -56,6 +56,69 @@ fn run_backend_cuda_exits_2_with_the_detection_reason() {
     let _ = std::fs::remove_dir_all(&out);
 }
 
+/// A texture read of a generically written location, and surface-only locations: kernels that
+/// take a texture object and a surface object.
+const PROXY_TESTS: [(&str, &str); 2] = [
+    (
+        "MP+tex.litmus",
+        "PTX MP+tex\n{\nx = 0;\nt @ texture aliases x;\nflag = 0;\n}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n st.weak x, 1 | ld.acquire.gpu r0, flag ;\n st.release.gpu flag, 1 | tld.weak r1, t ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n",
+    ),
+    (
+        "MP+sur.litmus",
+        "PTX MP+sur\n{\nx = 0;\ns @ surface aliases x;\nflag = 0;\n}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n sust.weak s, 1 | ld.acquire.gpu r0, flag ;\n st.release.gpu flag, 1 | suld.weak r1, s ;\nexists (P1:r0 == 1 /\\ P1:r1 == 0)\n",
+    ),
+];
+
+#[test]
+fn proxy_tests_take_the_same_path_as_plain_ones() {
+    let dir = common::scratch("proxy-tests");
+    for (file, source) in PROXY_TESTS {
+        let path = dir.join(file);
+        std::fs::write(&path, source).unwrap();
+        // The kernels really take the objects: this is the path of the texture and surface
+        // proxies, not of a refusal before codegen.
+        let test = ptx_litmus::litmus::parse_file(&path).unwrap();
+        let k = ptx_litmus::codegen::build(&test, &ptx_litmus::codegen::Stress::basic())
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(
+            k.layout.linear_texture || k.layout.array_words > 0,
+            "{file}"
+        );
+    }
+    let out = fresh("proxy-run");
+    let o = ptx_litmus(&[
+        "run",
+        "--backend",
+        "cuda",
+        "--iterations",
+        "100000",
+        "--quiet",
+        "--out",
+        out.to_str().unwrap(),
+        dir.to_str().unwrap(),
+    ]);
+    let err = stderr(&o);
+    match cuda::status() {
+        Err(why) => {
+            eprintln!("no usable GPU here ({why}); checking the refusal of the proxy tests");
+            assert_eq!(o.status.code(), Some(2), "{err}");
+            assert_eq!(err.lines().count(), 1, "{err}");
+            assert!(
+                err.contains("--backend cuda") && err.contains(&why),
+                "{err}"
+            );
+            assert!(!out.exists(), "a refused run wrote {}", out.display());
+        }
+        Ok(gpu) => {
+            eprintln!("a GPU is usable ({gpu}); checking that both proxy tests ran on it");
+            assert!(matches!(o.status.code(), Some(0) | Some(1)), "{err}");
+            let records = std::fs::read_dir(out.join("tests")).map_or(0, |d| d.count());
+            assert_eq!(records, PROXY_TESTS.len(), "{err}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn auto_says_which_backend_it_took() {
     let out = fresh("auto");

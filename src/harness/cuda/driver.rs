@@ -129,7 +129,7 @@ fn limits(dev: sys::CUdevice) -> Result<DeviceLimits, String> {
 }
 
 /// Reads one device attribute.
-fn attribute(dev: sys::CUdevice, attr: Attr) -> Result<i32, String> {
+pub(super) fn attribute(dev: sys::CUdevice, attr: Attr) -> Result<i32, String> {
     let mut v = 0;
     // SAFETY: `v` is a valid out-pointer; `dev` came from cuDeviceGet.
     check(

@@ -17,10 +17,13 @@
 //! - `tally`: decoding of the device histogram, the checksum and the stress self-test;
 //! - `options`: the backend's `-o key=value` options;
 //! - `provenance`: device facts as provenance entries;
-//! - `compiler`: the driver's JIT or a toolchain store's ptxas (its cubin made offline).
+//! - `compiler`: the driver's JIT or a toolchain store's ptxas (its cubin made offline);
+//! - `textures`: the descriptors of the texture object over the memory buffer and of the
+//!   CUDA array and surface object of surface-only locations, with the device's limits.
 //!
 //! Driver parts: `driver` (detection, the process-wide device, sticky errors), `module` (JIT
 //! with logs, cubin kept), `buffers` (allocated and zeroed once, on the run's stream),
+//! `objects` (the texture and surface objects, destroyed after the stream drains),
 //! `launch` (`cuLaunchKernelEx`, events), `wait` (bounded waits on the stream), `runner` (the
 //! launch loop).
 //!
@@ -49,6 +52,7 @@ mod driver;
 mod fit;
 mod launch;
 mod module;
+mod objects;
 pub mod occupancy;
 mod options;
 mod provenance;
@@ -57,6 +61,7 @@ mod schedule;
 mod seeds;
 mod support;
 mod tally;
+mod textures;
 mod views;
 mod wait;
 
@@ -116,11 +121,6 @@ pub fn run_measured(
     // A kernel whose barriers never complete would hang the GPU: refused before launch.
     crate::codegen::deadlock::check(test).map_err(|(_, why)| RunError::Unsupported(why))?;
     let kernel = sized_kernel(test, params)?;
-    if kernel.layout.linear_texture || kernel.layout.array_words > 0 {
-        return Err(RunError::Unsupported(
-            "the CUDA backend creates no texture or surface objects yet".into(),
-        ));
-    }
     run_program(&program(test, &kernel), test.threads.len(), params, control)
 }
 

@@ -3,7 +3,7 @@
 //! read the device histogram once (progress, Ctrl-C, budget). At the end the counts must pass
 //! the checksum and the stress self-test.
 
-use super::args::{ArgValue, Handles, KernelArgs};
+use super::args::{ArgValue, KernelArgs};
 use super::buffers::Buffers;
 use super::compiler;
 use super::config::{ClusterMode, LaunchPlan};
@@ -11,12 +11,13 @@ use super::driver::Gpu;
 use super::fit::{self, Fit};
 use super::launch::{Drain, Launcher, Timer};
 use super::module::{function_attribute, Module};
+use super::objects::Objects;
 use super::options::CudaOptions;
 use super::schedule::Schedule;
 use super::seeds::{LaunchSeeds, SETUP_SEED};
 use super::support;
 use super::tally;
-use crate::codegen::{DeviceCounts, Layout, Stress};
+use crate::codegen::{BufferKind, DeviceCounts, Layout, Stress};
 use crate::harness::parts::Parts;
 use crate::harness::watchdog;
 use crate::harness::{Control, Progress, RunError, RunParams};
@@ -150,11 +151,17 @@ pub fn execute(
     );
 
     let buffers = Buffers::new(layout, gpu.info.ordinal, gpu.stream)?;
-    // Dropped before `buffers` and `module`: waits for queued launches on every way out.
+    // Dropped after `_drain` has waited for the launches, before `buffers`.
+    let objects = Objects::new(layout, buffers.ptr(BufferKind::Memory), gpu.info.ordinal)?;
+    if let Some(made) = objects.describe() {
+        kernel.insert("kernel.objects".into(), made);
+    }
+    // Dropped before `objects`, `buffers` and `module`: waits for queued launches on every
+    // way out.
     let _drain = Drain(gpu.stream, deadline);
     let mut test = Launcher::new(test_fn, &test_plan, gpu.stream);
     let collect = Launcher::new(collect_fn, &collect_plan, gpu.stream);
-    let mut args = KernelArgs::new(layout, |k| buffers.ptr(k), Handles::default())?;
+    let mut args = KernelArgs::new(layout, |k| buffers.ptr(k), objects.handles())?;
     // With every status word 0 the collect kernel counts nothing and writes the initial values.
     collect.launch(args.seeded(SETUP_SEED))?;
     buffers.read_histogram(gpu.stream, deadline, &what)?;
