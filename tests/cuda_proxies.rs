@@ -1,0 +1,96 @@
+//! The texture and surface objects of the CUDA backend, checked by tests whose outcome is fixed:
+//! texture reads of two locations no one writes must return each one's initial value (a
+//! texture over the wrong bytes, of the wrong element size, read as float, or a missing
+//! handle gives other values), and a surface location must start every launch from its
+//! initial value (the collect kernel resets it through the surface) and read back its own
+//! write. On a machine without a usable GPU the same tests must reach the driver, not a
+//! refusal of their proxies, and fail with the reason detection gives.
+
+use ptx_litmus::harness::{cuda, BackendOptions, Budget, Control, RunError, RunParams};
+use ptx_litmus::litmus::{self, ast::Test};
+use ptx_litmus::model;
+use ptx_litmus::outcome::Outcome;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::atomic::AtomicBool;
+
+/// Each test with the only outcome its one thread can observe.
+const FIXED: [(&str, [i64; 2]); 2] = [
+    (
+        "PTX TEX-init\n{\nx = 5;\nt @ texture aliases x;\nz = 9;\nu @ texture aliases z;\n}\n \
+         P0@cta 0,gpu 0 ;\n tld.weak r0, t ;\n tld.weak r1, u ;\nexists (P0:r0 == 5 /\\ P0:r1 == 9)\n",
+        [5, 9],
+    ),
+    (
+        "PTX SUR-reset\n{\nx = 7;\ns @ surface aliases x;\n}\n P0@cta 0,gpu 0 ;\n \
+         suld.weak r0, s ;\n sust.weak s, 3 ;\n suld.weak r1, s ;\n\
+         exists (P0:r0 == 7 /\\ P0:r1 == 3)\n",
+        [7, 3],
+    ),
+];
+
+fn parse(source: &str) -> Test {
+    litmus::parse(source, Path::new("fixed.litmus")).expect("parses")
+}
+
+fn run(test: &Test) -> Result<ptx_litmus::harness::TestRun, RunError> {
+    let cancel = AtomicBool::new(false);
+    let mut params = RunParams::new(Budget::Instances(200_000), 11);
+    // The preset's own grid: sizing it to fill the device would ask the driver before the
+    // backend has looked at the kernel, and the no-GPU branch checks what comes after.
+    params.options.backend = BackendOptions::Cuda(cuda::CudaOptions {
+        fill: false,
+        ..Default::default()
+    });
+    cuda::run(
+        test,
+        &params,
+        Control {
+            cancel: &cancel,
+            progress: &mut |_| {},
+        },
+    )
+}
+
+#[test]
+fn the_model_allows_only_the_fixed_outcome() {
+    for (source, values) in FIXED {
+        let test = parse(source);
+        let v = model::check(&test).expect("the model decides it");
+        let expected: BTreeSet<Outcome> = [Outcome(values.to_vec())].into();
+        assert_eq!(v.allowed, expected, "{}", test.name);
+    }
+}
+
+#[test]
+fn texture_and_surface_objects_give_the_fixed_outcome() {
+    for (source, values) in FIXED {
+        let test = parse(source);
+        match (cuda::status(), run(&test)) {
+            (Err(why), Err(e)) => {
+                eprintln!(
+                    "no usable GPU here ({why}); {}: checking the failure",
+                    test.name
+                );
+                // The kernel was made and handed to the driver: no refusal of its proxy.
+                assert!(!matches!(e, RunError::Unsupported(_)), "{}: {e}", test.name);
+                assert!(e.to_string().contains(&why), "{}: {e}", test.name);
+            }
+            (Err(why), Ok(_)) => panic!("{}: ran although detection says {why}", test.name),
+            (Ok(gpu), r) => {
+                eprintln!(
+                    "a GPU is usable ({gpu}); {}: checking its outcomes",
+                    test.name
+                );
+                let r = r.unwrap_or_else(|e| panic!("{}: {e}", test.name));
+                let seen: BTreeSet<&Outcome> = r.histogram.counts.keys().collect();
+                let expected = Outcome(values.to_vec());
+                assert_eq!(seen, [&expected].into(), "{}: {:?}", test.name, r.histogram);
+                assert_eq!(r.histogram.unexpected, 0, "{}", test.name);
+                assert!(r.info.instances >= 200_000, "{}", test.name);
+                let made = r.info.provenance.get("kernel.objects");
+                assert!(made.is_some(), "{}: no objects recorded", test.name);
+            }
+        }
+    }
+}
