@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The campaign's preflight step (about 2 minutes on an H100): what the GPU machine is, one MP
-# run under each stress preset, compute-sanitizer memcheck on three kernels (MP, IRIW, a
-# cluster test), and the SASS of every kernel, from this machine's ptxas and cuobjdump,
-# checked by the optcheck (`ptx-litmus sass`), which must pass as it does on the build
-# machine. Run by `campaign run` with STEP_DIR, PTX_LITMUS and CAMPAIGN_BACKEND set; every
+# run under each stress preset, the self-check of the texture and surface objects
+# (campaign/proxy-check), compute-sanitizer memcheck on three kernels (MP, IRIW, a cluster
+# test), and the SASS of every kernel, from this machine's ptxas and cuobjdump, checked by the
+# optcheck (`ptx-litmus sass`), which must pass as it does on the build machine. Run by `campaign run` with STEP_DIR, PTX_LITMUS and CAMPAIGN_BACKEND set; every
 # file it writes lands in STEP_DIR, and preflight.txt says what passed. Exit 0 only if every
 # check that applies passed.
 set -u
@@ -50,6 +50,19 @@ for preset in basic interleave stress; do
     check "mp-$preset" 60 "$bin" run "$mp" --backend "$backend" --stress "$preset" --time 1 \
         --seed 1 --quiet --run-id "mp-$preset" --out "$out/mp"
 done
+
+# The texture and surface objects (docs/proxies.md): two tests whose model allows one outcome
+# each, so here a violation (exit 1) fails, and so does a test refused or not run.
+rc=0
+timeout -k 5 60 "$bin" run campaign/proxy-check --backend "$backend" --stress basic --time 1 \
+    --seed 1 --quiet --run-id proxy-objects --out "$out/proxy" >"$out/proxy-objects.txt" 2>&1 \
+    || rc=$?
+if [ "$rc" -eq 0 ] && grep -q "2 tests: 0 violations, 2 conformant" "$out/proxy-objects.txt"; then
+    say "passed  proxy-objects (exit 0, both conformant)"
+else
+    say "FAILED  proxy-objects (exit $rc; see proxy-objects.txt)"
+    failed=1
+fi
 
 if [ "$backend" = cuda ] && have compute-sanitizer; then
     for t in "$mp" "$iriw" "$cluster"; do

@@ -308,6 +308,10 @@ fn the_checked_in_preflight_and_bench_steps_run_on_the_cpu_backend() {
             "{report}"
         );
     }
+    assert!(
+        report.contains("passed  proxy-objects (exit 0, both conformant)"),
+        "{report}"
+    );
     let bench =
         std::fs::read_to_string(step_dir(&results, "bench").join("bench-basic.txt")).unwrap();
     assert!(bench.contains("SB"), "{bench}");

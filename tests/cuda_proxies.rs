@@ -4,7 +4,8 @@
 //! handle gives other values), and a surface location must start every launch from its
 //! initial value (the collect kernel resets it through the surface) and read back its own
 //! write. On a machine without a usable GPU the same tests must reach the driver, not a
-//! refusal of their proxies, and fail with the reason detection gives.
+//! refusal of their proxies, and fail with the reason detection gives. The campaign's
+//! preflight runs the same files with the binary alone (a GPU machine has no Rust).
 
 use ptx_litmus::harness::{cuda, BackendOptions, Budget, Control, RunError, RunParams};
 use ptx_litmus::litmus::{self, ast::Test};
@@ -14,23 +15,15 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
-/// Each test with the only outcome its one thread can observe.
-const FIXED: [(&str, [i64; 2]); 2] = [
-    (
-        "PTX TEX-init\n{\nx = 5;\nt @ texture aliases x;\nz = 9;\nu @ texture aliases z;\n}\n \
-         P0@cta 0,gpu 0 ;\n tld.weak r0, t ;\n tld.weak r1, u ;\nexists (P0:r0 == 5 /\\ P0:r1 == 9)\n",
-        [5, 9],
-    ),
-    (
-        "PTX SUR-reset\n{\nx = 7;\ns @ surface aliases x;\n}\n P0@cta 0,gpu 0 ;\n \
-         suld.weak r0, s ;\n sust.weak s, 3 ;\n suld.weak r1, s ;\n\
-         exists (P0:r0 == 7 /\\ P0:r1 == 3)\n",
-        [7, 3],
-    ),
-];
+/// The self-check tests (`campaign/proxy-check`, which the campaign's preflight runs too), each
+/// with the only outcome its one thread can observe.
+const FIXED: [(&str, [i64; 2]); 2] = [("TEX-init", [5, 9]), ("SUR-reset", [7, 3])];
 
-fn parse(source: &str) -> Test {
-    litmus::parse(source, Path::new("fixed.litmus")).expect("parses")
+fn load(name: &str) -> Test {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("campaign/proxy-check")
+        .join(format!("{name}.litmus"));
+    litmus::parse_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn run(test: &Test) -> Result<ptx_litmus::harness::TestRun, RunError> {
@@ -54,8 +47,8 @@ fn run(test: &Test) -> Result<ptx_litmus::harness::TestRun, RunError> {
 
 #[test]
 fn the_model_allows_only_the_fixed_outcome() {
-    for (source, values) in FIXED {
-        let test = parse(source);
+    for (name, values) in FIXED {
+        let test = load(name);
         let v = model::check(&test).expect("the model decides it");
         let expected: BTreeSet<Outcome> = [Outcome(values.to_vec())].into();
         assert_eq!(v.allowed, expected, "{}", test.name);
@@ -64,8 +57,8 @@ fn the_model_allows_only_the_fixed_outcome() {
 
 #[test]
 fn texture_and_surface_objects_give_the_fixed_outcome() {
-    for (source, values) in FIXED {
-        let test = parse(source);
+    for (name, values) in FIXED {
+        let test = load(name);
         match (cuda::status(), run(&test)) {
             (Err(why), Err(e)) => {
                 eprintln!(
