@@ -3,12 +3,13 @@
 //! instance that did not run); the lanes of a warp that chose the same word add to it with one
 //! atomic (`match.any`), and the checksum counter gets one atomic per warp (`vote.ballot`), so
 //! a launch costs few atomics even when most instances end in one outcome. Then it resets the
-//! instance's memory and result words for the next launch.
+//! instance's memory and result words for the next launch, and advances the launch index from
+//! which the next test launch derives its seed.
 
 use super::device::{array_coords, global_addr, load_params, signature};
 use super::NONE;
 use crate::codegen::func::Func;
-use crate::codegen::layout::{as_u32, Counter, Layout};
+use crate::codegen::layout::{as_u32, Counter, Layout, SYNC_LAUNCH_INDEX};
 use crate::litmus::ast::{Space, Test};
 use crate::outcome::Observable;
 
@@ -163,8 +164,14 @@ fn reset(f: &mut Func, layout: &Layout) {
     for w in 0..layout.result_words {
         f.line(format!("st.global.u32 [%res+{}], %v;", 4 * w));
     }
+    // One thread resets the spin barrier and advances the launch index: the test kernel that
+    // read both has completed (kernels on one stream run in order) and no collect thread reads
+    // them, so the next test launch sees the new values and derives its own seed.
     f.line("setp.eq.u32 %p, %inst, 0;");
     f.line("@%p st.global.u32 [%sync], %v;");
+    f.line(format!(
+        "@%p red.relaxed.gpu.global.add.u64 [%sync+{SYNC_LAUNCH_INDEX}], 1;"
+    ));
     f.line("ret;");
 }
 

@@ -2,7 +2,9 @@
 //! location's slot, the per-launch random draws and the stress loop call.
 
 use crate::codegen::func::Func;
-use crate::codegen::layout::{Counter, Layout, LocationLayout, Param, Salt};
+use crate::codegen::layout::{
+    Counter, Layout, LocationLayout, Param, Salt, SeedStep, GAMMA, SEED_STEPS, SYNC_LAUNCH_INDEX,
+};
 use crate::codegen::ptx::SURFACE_ROW;
 use crate::codegen::stress::Stress;
 
@@ -11,10 +13,7 @@ pub fn signature(name: &str, layout: &Layout) -> String {
     let p: Vec<String> = layout
         .params()
         .iter()
-        .map(|p| {
-            let ty = if *p == Param::Seed { "u32" } else { "u64" };
-            format!(".param .{ty} {}", p.name())
-        })
+        .map(|p| format!(".param .u64 {}", p.name()))
         .collect();
     format!(".visible .entry {name}({})\n", p.join(", "))
 }
@@ -28,7 +27,7 @@ pub const SURFACE_OBJECT: &str = "%surfobj";
 /// The registers both entries use and the loads of the parameters into them (pointers made
 /// global; the texture object, a handle, as it is).
 pub fn load_params(f: &mut Func, layout: &Layout) {
-    f.decl(".reg .b64 %mem, %results, %hist, %stress, %sync, %res, %w64, %ga;");
+    f.decl(".reg .b64 %mem, %results, %hist, %stress, %sync, %res, %w64, %ga, %sbase;");
     f.decl(".reg .b32 %seed, %cx, %tx, %gt, %h, %h2, %inst, %slot, %v;");
     f.decl(".reg .pred %p, %q;");
     for (reg, p) in [
@@ -41,7 +40,7 @@ pub fn load_params(f: &mut Func, layout: &Layout) {
         f.line(format!("ld.param.u64 {reg}, [{}];", p.name()));
         f.line(format!("cvta.to.global.u64 {reg}, {reg};"));
     }
-    f.line(format!("ld.param.u32 %seed, [{}];", Param::Seed.name()));
+    f.line(format!("ld.param.u64 %sbase, [{}];", Param::Seed.name()));
     if layout.linear_texture {
         f.decl(format!(".reg .b64 {TEXTURE_OBJECT};"));
         f.line(format!(
@@ -67,6 +66,27 @@ pub fn array_coords(f: &mut Func, layout: &Layout, loc: &LocationLayout) -> Stri
     f.line("shl.b32 %sux, %sux, 2;");
     f.line(format!("div.u32 %suy, %h, {SURFACE_ROW};"));
     format!("[{SURFACE_OBJECT}, {{%sux, %suy}}]")
+}
+
+/// Emits this launch's seed into `%seed`: the launch index read from the Sync buffer, then
+/// [`crate::codegen::layout::launch_seed`] step by step, one instruction per [`SEED_STEPS`]
+/// entry. Kernels on one stream run in order, so the index the previous collect launch left
+/// is what every thread of this launch reads.
+pub fn launch_seed(f: &mut Func) {
+    f.decl(".reg .b64 %sz, %sk;");
+    f.line(format!("ld.global.u64 %sz, [%sync+{SYNC_LAUNCH_INDEX}];"));
+    f.line(format!("mad.lo.u64 %sz, %sz, {GAMMA:#x}U, %sbase;"));
+    for step in SEED_STEPS {
+        match step {
+            SeedStep::XorShr(n) => {
+                f.line(format!("shr.u64 %sk, %sz, {n};"));
+                f.line("xor.b64 %sz, %sz, %sk;");
+            }
+            SeedStep::Mul(c) => f.line(format!("mul.lo.u64 %sz, %sz, {c:#x}U;")),
+        }
+    }
+    f.line("shr.u64 %sz, %sz, 32;");
+    f.line("cvt.u32.u64 %seed, %sz;");
 }
 
 /// Emits `litmus_mix(seed, salt)` into `dst`.

@@ -29,9 +29,10 @@ const NONE: u32 = u32::MAX;
 ///
 /// Running it: allocate the [`Layout::buffers`] zero-filled, launch `litmus_collect` once (with
 /// every status word 0 it counts nothing and only writes the initial values of the locations),
-/// then for each launch `i` launch `litmus_test` and `litmus_collect`, both with the parameters
-/// of [`crate::codegen::layout::PARAMS`] and a fresh seed; finally read the histogram buffer and
-/// decode it with [`Layout::decode_histogram`], and check
+/// then for each launch launch `litmus_test` and `litmus_collect`, all with the same parameters
+/// of [`crate::codegen::layout::PARAMS`] (the test kernel derives a new seed per launch from the
+/// seed state and the launch index the collect kernel advances); finally read the histogram
+/// buffer, decode it with [`Layout::decode_histogram`], and check
 /// [`crate::codegen::layout::DeviceCounts::check_total`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Kernel {

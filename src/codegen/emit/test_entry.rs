@@ -5,8 +5,8 @@
 //! thread without a role replays its skeleton; CTAs beyond the testing ones only stress memory.
 
 use super::device::{
-    chance, global_addr, global_index, load_params, mix, shared_addr, signature, stress_call,
-    SURFACE_OBJECT, TEXTURE_OBJECT,
+    chance, global_addr, global_index, launch_seed, load_params, mix, shared_addr, signature,
+    stress_call, SURFACE_OBJECT, TEXTURE_OBJECT,
 };
 use super::skeleton::Skeletons;
 use super::NONE;
@@ -93,6 +93,7 @@ impl Entry<'_> {
             f.decl(".reg .b64 %sy;");
         }
         load_params(&mut f, self.layout);
+        launch_seed(&mut f);
         f.section();
         f.decl(".reg .b32 %pcl, %rank, %x, %tile, %c, %j, %warp, %wk, %block, %g, %lane, %ll, %run, %idx, %role, %am, %bm, %rot, %aw, %bw, %al, %bl, %bar, %st, %skel, %sa;");
         f.decl(".reg .pred %shuf;");

@@ -41,7 +41,10 @@ pub enum Param {
     Stress,
     /// Device pointer to the [`BufferKind::Sync`] buffer.
     Sync,
-    /// The launch's seed, a `u32` by value; a new one per launch re-randomises placement.
+    /// The test's seed state, a `u64` by value, the same for every launch: each launch derives
+    /// its own 32-bit seed from it and the launch index in the Sync buffer
+    /// ([`super::launch_seed`]), so a new seed per launch re-randomises placement without new
+    /// arguments.
     Seed,
     /// A texture object (`CUtexObject`, a `u64` by value) over the [`BufferKind::Memory`]
     /// buffer: linear, one 32-bit unsigned channel, one element per word; only kernels whose
@@ -55,7 +58,7 @@ pub enum Param {
 
 /// The parameters every kernel starts with (`litmus_test` and `litmus_collect` take the same),
 /// in order; [`Layout::params`] adds the texture object of a test that needs one. Every pointer
-/// is a `u64` device address; `Seed` is a `u32`.
+/// is a `u64` device address; `Seed` is a `u64` by value.
 pub const PARAMS: [Param; 6] = [
     Param::Memory,
     Param::Results,
@@ -93,7 +96,8 @@ pub enum BufferKind {
     Histogram,
     /// Scratch lines that stress loops hammer, `u32` words.
     Stress,
-    /// Words of the spin barrier, `u32`.
+    /// The spin barrier's `u32` counter and the `u64` launch index
+    /// ([`super::SYNC_LAUNCH_INDEX`]).
     Sync,
 }
 
@@ -148,7 +152,7 @@ pub(super) fn buffers(
         buffer(BufferKind::Results, instances * u64::from(result_words) * 4),
         buffer(BufferKind::Histogram, (outcome_count + COUNTERS) * 8),
         buffer(BufferKind::Stress, stress_words * 4),
-        buffer(BufferKind::Sync, 4 * 4),
+        buffer(BufferKind::Sync, super::SYNC_LAUNCH_INDEX + 8),
     ]
 }
 

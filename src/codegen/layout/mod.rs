@@ -5,10 +5,12 @@
 //! `abi` is what the CUDA backend reads to launch a kernel (parameters, buffers, launch
 //! shapes, the histogram); [`Shape`] maps the test's scope tree onto the grid; placement
 //! decides which role of which instance each thread plays; memory places every location and
-//! result word of every instance; `hash` is the host's copy of the device's per-launch hash.
+//! result word of every instance; `hash` is the host's copy of the device's per-launch hash;
+//! `launch_seed` the formula by which the device derives each launch's seed.
 
 mod abi;
 mod hash;
+mod launch_seed;
 mod memory;
 mod placement;
 mod shape;
@@ -18,6 +20,7 @@ pub use abi::{
     MAX_TEXTURE_ELEMENTS, PARAMS, VIEW_ALIGN,
 };
 pub use hash::{chance, mix32, Salt};
+pub use launch_seed::{launch_seed, SeedStep, GAMMA, SEED_STEPS, SYNC_LAUNCH_INDEX};
 pub use memory::LocationLayout;
 pub use placement::{multiplier_table, Assignment, Perms};
 pub use shape::{RolePlace, Shape, WARP};

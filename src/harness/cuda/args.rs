@@ -1,21 +1,17 @@
 //! The kernel arguments of a launch, built from the kernel's own parameter list
-//! ([`Layout::params`]): the buffers' device addresses, the launch seed, and the texture and
+//! ([`Layout::params`]): the buffers' device addresses, the seed state, and the texture and
 //! surface objects of a test that reads or writes through those proxies. Pure: no driver
 //! calls, so the order and types are tested against the emitted PTX without a GPU.
 
 use crate::codegen::{BufferKind, Layout, Param};
-
-/// Most parameters a kernel of the harness takes ([`crate::codegen::PARAMS`] and both
-/// objects); the launcher holds its argument values in arrays of this size.
-pub const MAX_ARGS: usize = 8;
 
 /// One kernel argument as the driver receives it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgValue {
     /// A device pointer.
     Ptr(u64),
-    /// A 32-bit value.
-    U32(u32),
+    /// A 64-bit value: the test's seed state ([`Param::Seed`]).
+    U64(u64),
     /// A texture or surface object (`CUtexObject`, `CUsurfObject`: 64-bit handles by value).
     Object(u64),
 }
@@ -23,18 +19,19 @@ pub enum ArgValue {
 impl ArgValue {
     /// Size in bytes of the parameter.
     pub fn size(self) -> usize {
+        8
+    }
+
+    /// The parameter's bits.
+    pub fn bits(self) -> u64 {
         match self {
-            ArgValue::Ptr(_) | ArgValue::Object(_) => 8,
-            ArgValue::U32(_) => 4,
+            ArgValue::Ptr(v) | ArgValue::U64(v) | ArgValue::Object(v) => v,
         }
     }
 
     /// The parameter's type as the PTX declares it (`.param .u64 p_mem`).
     pub fn ptx_type(self) -> &'static str {
-        match self {
-            ArgValue::Ptr(_) | ArgValue::Object(_) => "u64",
-            ArgValue::U32(_) => "u32",
-        }
+        "u64"
     }
 }
 
@@ -60,31 +57,25 @@ pub struct Handles {
 }
 
 /// The arguments of both kernels of a layout (`litmus_test` and `litmus_collect` take the same),
-/// in parameter order; only the seed changes from launch to launch.
+/// in parameter order, the same for every launch of a test (each launch derives its seed on the
+/// device from the seed state).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct KernelArgs {
     values: Vec<ArgValue>,
-    seed: Option<usize>,
 }
 
 impl KernelArgs {
     /// The arguments of `layout`'s kernels: `pointer(kind)` gives a buffer's device address,
-    /// `handles` the objects created for it. A kernel that takes an object none was created for,
+    /// `handles` the objects created for it, `seed_state` the test's seed state. A kernel that takes an object none was created for,
     /// or an object created for a kernel that takes none, is an error naming the parameter:
     /// either would launch with arguments that do not match the kernel's.
     pub fn new(
         layout: &Layout,
         pointer: impl Fn(BufferKind) -> u64,
         handles: Handles,
+        seed_state: u64,
     ) -> Result<KernelArgs, String> {
         let params = layout.params();
-        if params.len() > MAX_ARGS {
-            return Err(format!(
-                "{}: {} kernel parameters, the launcher holds {MAX_ARGS}",
-                layout.test,
-                params.len()
-            ));
-        }
         let object = |p: Param, h: Option<u64>| {
             h.map(ArgValue::Object).ok_or_else(|| {
                 format!(
@@ -100,7 +91,7 @@ impl KernelArgs {
                 (_, Some(kind)) => ArgValue::Ptr(pointer(kind)),
                 (Param::Texture, None) => object(p, handles.texture)?,
                 (Param::Surface, None) => object(p, handles.surface)?,
-                (_, None) => ArgValue::U32(0),
+                (_, None) => ArgValue::U64(seed_state),
             });
         }
         for (p, h) in [
@@ -115,15 +106,11 @@ impl KernelArgs {
                 ));
             }
         }
-        let seed = params.iter().position(|&p| p == Param::Seed);
-        Ok(KernelArgs { values, seed })
+        Ok(KernelArgs { values })
     }
 
-    /// The arguments of a launch with `seed`.
-    pub fn seeded(&mut self, seed: u32) -> &[ArgValue] {
-        if let Some(i) = self.seed {
-            self.values[i] = ArgValue::U32(seed);
-        }
+    /// The arguments, in parameter order.
+    pub fn values(&self) -> &[ArgValue] {
         &self.values
     }
 }
@@ -180,8 +167,8 @@ mod tests {
             surface: (k.layout.array_words > 0).then_some(0x5F0),
         };
         let pointer = |kind: BufferKind| 0x1000 * (1 + kind as u64);
-        let mut args = KernelArgs::new(&k.layout, pointer, handles).unwrap();
-        let args = args.seeded(0xDEAD_BEEF).to_vec();
+        let args = KernelArgs::new(&k.layout, pointer, handles, 0xDEAD_BEEF_0123_4567).unwrap();
+        let args = args.values().to_vec();
         for entry in ["litmus_test", "litmus_collect"] {
             let declared = entry_params(&k.ptx, entry);
             assert_eq!(declared.len(), args.len(), "{entry}: {declared:?}");
@@ -189,7 +176,7 @@ mod tests {
                 assert_eq!((ty.as_str(), name.as_str()), (a.ptx_type(), p.name()));
                 let expected = match (p, buffer_of(p)) {
                     (_, Some(kind)) => ArgValue::Ptr(pointer(kind)),
-                    (Param::Seed, _) => ArgValue::U32(0xDEAD_BEEF),
+                    (Param::Seed, _) => ArgValue::U64(0xDEAD_BEEF_0123_4567),
                     (Param::Texture, _) => ArgValue::Object(0x7E0),
                     _ => ArgValue::Object(0x5F0),
                 };
@@ -199,7 +186,7 @@ mod tests {
             assert_eq!(tail, objects, "{entry}");
         }
         let bytes: usize = args.iter().map(|a| a.size()).sum();
-        assert_eq!(bytes, 5 * 8 + 4 + 8 * objects.len());
+        assert_eq!(bytes, 6 * 8 + 8 * objects.len());
     }
 
     #[test]
@@ -211,25 +198,12 @@ mod tests {
     }
 
     #[test]
-    fn the_seed_is_the_only_argument_that_changes() {
-        let k = kernel(PLAIN);
-        let mut args = KernelArgs::new(&k.layout, |_| 0x1000, Handles::default()).unwrap();
-        let first = args.seeded(1).to_vec();
-        let second = args.seeded(2).to_vec();
-        let changed: Vec<usize> = (0..first.len())
-            .filter(|&i| first[i] != second[i])
-            .collect();
-        assert_eq!(changed, [5]);
-        assert_eq!(second[5], ArgValue::U32(2));
-    }
-
-    #[test]
     fn objects_and_parameters_must_match() {
         let tex = kernel(TEXTURE);
-        let e = KernelArgs::new(&tex.layout, |_| 0x1000, Handles::default()).unwrap_err();
+        let e = KernelArgs::new(&tex.layout, |_| 0x1000, Handles::default(), 0).unwrap_err();
         assert!(e.contains("p_tex") && e.contains("no object"), "{e}");
         let sur = kernel(SURFACE);
-        let e = KernelArgs::new(&sur.layout, |_| 0x1000, Handles::default()).unwrap_err();
+        let e = KernelArgs::new(&sur.layout, |_| 0x1000, Handles::default(), 0).unwrap_err();
         assert!(e.contains("p_surf"), "{e}");
         // An object created for a kernel that does not take it is a harness fault too.
         let plain = kernel(PLAIN);
@@ -237,7 +211,7 @@ mod tests {
             texture: Some(1),
             surface: None,
         };
-        let e = KernelArgs::new(&plain.layout, |_| 0x1000, extra).unwrap_err();
+        let e = KernelArgs::new(&plain.layout, |_| 0x1000, extra, 0).unwrap_err();
         assert!(e.contains("p_tex") && e.contains("do not take"), "{e}");
     }
 }

@@ -1,8 +1,8 @@
 //! One kernel launch: `cuLaunchKernelEx` on the run's stream, with the cluster-dimension launch
 //! attribute when the test needs a cluster launch and the kernel does not state its own. The
-//! configuration is built once per kernel; a launch only fills in the arguments.
+//! configuration and the argument list are built once per test; a launch only passes them.
 
-use super::args::{ArgValue, MAX_ARGS};
+use super::args::ArgValue;
 use super::config::{ClusterMode, LaunchPlan};
 use super::driver::{check, usable};
 use super::wait;
@@ -62,45 +62,47 @@ impl Launcher {
 
     /// Enqueues one launch with `args` (one per kernel parameter, in order: see
     /// [`super::args::KernelArgs`]); returns at once.
-    pub fn launch(&self, args: &[ArgValue]) -> Result<(), String> {
-        if args.len() > MAX_ARGS {
-            return Err(format!(
-                "{}: {} arguments, the launcher holds {MAX_ARGS}",
-                self.entry,
-                args.len()
-            ));
-        }
-        let mut wide = [0u64; MAX_ARGS];
-        let mut narrow = [0u32; MAX_ARGS];
-        let mut ptrs = [std::ptr::null_mut::<c_void>(); MAX_ARGS];
-        for (i, a) in args.iter().enumerate() {
-            match *a {
-                ArgValue::Ptr(v) | ArgValue::Object(v) => wide[i] = v,
-                ArgValue::U32(v) => narrow[i] = v,
-            }
-        }
-        for (i, a) in args.iter().enumerate() {
-            ptrs[i] = match a {
-                ArgValue::Ptr(_) | ArgValue::Object(_) => (&mut wide[i] as *mut u64).cast(),
-                ArgValue::U32(_) => (&mut narrow[i] as *mut u32).cast(),
-            };
-        }
+    pub fn launch(&self, args: &Args) -> Result<(), String> {
         debug_assert_eq!(self.config.numAttrs as usize, self.attrs.len());
-        // SAFETY: `config` and its attributes are owned by `self`; `ptrs` holds one pointer per
-        // kernel parameter (`args` is built from the kernel's parameter list), each to a value
-        // of the parameter's size, all live for the call (the driver copies them before
-        // returning); the driver reads no more entries than the kernel has parameters.
+        // SAFETY: `config` and its attributes are owned by `self`; `args` holds one pointer per
+        // kernel parameter (built from the kernel's parameter list), each to an 8-byte value,
+        // all owned by `args` and live for the call (the driver copies them before returning
+        // and never writes through them).
         check(
             unsafe {
                 sys::cuLaunchKernelEx(
                     &self.config,
                     self.func,
-                    ptrs.as_mut_ptr(),
+                    args.ptrs.as_ptr() as *mut *mut c_void,
                     std::ptr::null_mut(),
                 )
             },
             &format!("cuLaunchKernelEx({})", self.entry),
         )
+    }
+}
+
+/// A kernel's argument list as the driver reads it, built once per test: every launch of the
+/// test passes the same one (each launch finds its seed on the device).
+pub struct Args {
+    /// The values, only owned here (on the heap, so `ptrs` stays valid when `Args` moves).
+    _values: Box<[u64]>,
+    /// One pointer per parameter, to its value.
+    ptrs: Box<[*mut c_void]>,
+}
+
+impl Args {
+    /// The argument list of `values` (every parameter is 8 bytes wide).
+    pub fn new(values: &[ArgValue]) -> Args {
+        let mut values: Box<[u64]> = values.iter().map(|v| v.bits()).collect();
+        let ptrs = values
+            .iter_mut()
+            .map(|v| (v as *mut u64).cast::<c_void>())
+            .collect();
+        Args {
+            _values: values,
+            ptrs,
+        }
     }
 }
 
@@ -193,5 +195,23 @@ impl Drop for Timer {
             sys::cuEventDestroy_v2(self.start);
             sys::cuEventDestroy_v2(self.end);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argument_pointers_point_at_the_values_after_a_move() {
+        let args = Args::new(&[ArgValue::Ptr(0x1000), ArgValue::U64(u64::MAX - 5)]);
+        let moved = std::iter::once(args).next().unwrap();
+        // SAFETY: each pointer points at an 8-byte value owned by `moved`.
+        let read: Vec<u64> = moved
+            .ptrs
+            .iter()
+            .map(|p| unsafe { *p.cast::<u64>() })
+            .collect();
+        assert_eq!(read, vec![0x1000, u64::MAX - 5]);
     }
 }

@@ -35,7 +35,9 @@
 //!   are zeroed once per test, the device resets its own state, and the histogram is read back
 //!   once per batch (about every 0.1 s).
 //! - Launch `i` of a test gets seed `LaunchSeeds::new(run seed, test name)[i]`, so `--seed` and
-//!   `--replay` reproduce every placement and stress draw.
+//!   `--replay` reproduce every placement and stress draw. The device derives it from the seed
+//!   state the kernels take and the launch index in the Sync buffer, so every launch of a test
+//!   passes the same arguments; the host draws the same seeds for the stress self-test.
 //! - No host wait is unbounded: the stream is polled until the test's deadline; a test that
 //!   runs past it ends as timed out, a sticky error as a device error, and either loses the
 //!   device for the rest of the process (nothing more is launched or freed; the rest of the

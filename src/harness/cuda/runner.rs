@@ -1,20 +1,20 @@
 //! The launch loop of one test: JIT and load the module, allocate the buffers, then enqueue
-//! `litmus_test` + `litmus_collect` pairs, each with a fresh seed, in batches; between batches
-//! read the device histogram once (progress, Ctrl-C, budget). At the end the counts must pass
-//! the checksum and the stress self-test.
+//! `litmus_test` + `litmus_collect` pairs, all with the same arguments (the device derives
+//! each launch's seed), in batches; between batches read the device histogram once (progress,
+//! Ctrl-C, budget). At the end the counts must pass the checksum and the stress self-test.
 
-use super::args::{ArgValue, KernelArgs};
+use super::args::KernelArgs;
 use super::buffers::Buffers;
 use super::compiler;
 use super::config::{ClusterMode, LaunchPlan};
 use super::driver::Gpu;
 use super::fit::{self, Fit};
-use super::launch::{Drain, Launcher, Timer};
+use super::launch::{Args, Drain, Launcher, Timer};
 use super::module::{function_attribute, Module};
 use super::objects::Objects;
 use super::options::CudaOptions;
 use super::schedule::Schedule;
-use super::seeds::{LaunchSeeds, SETUP_SEED};
+use super::seeds::LaunchSeeds;
 use super::support;
 use super::tally;
 use crate::codegen::{BufferKind, DeviceCounts, Layout, Stress};
@@ -161,13 +161,17 @@ pub fn execute(
     let _drain = Drain(gpu.stream, deadline);
     let mut test = Launcher::new(test_fn, &test_plan, gpu.stream);
     let collect = Launcher::new(collect_fn, &collect_plan, gpu.stream);
-    let mut args = KernelArgs::new(layout, |k| buffers.ptr(k), objects.handles())?;
-    // With every status word 0 the collect kernel counts nothing and writes the initial values.
-    collect.launch(args.seeded(SETUP_SEED))?;
+    let mut seeds = LaunchSeeds::new(params.seed, prog.name);
+    // The same arguments for every launch: each launch derives its seed on the device from the
+    // seed state and the launch index, as `seeds` does here for the stress self-test.
+    let args = KernelArgs::new(layout, |k| buffers.ptr(k), objects.handles(), seeds.state())?;
+    let args = Args::new(args.values());
+    // With every status word 0 the collect kernel counts nothing and writes the initial values;
+    // it also advances the launch index to 1, the first test launch's.
+    collect.launch(&args)?;
     buffers.read_histogram(gpu.stream, deadline, &what)?;
 
     let schedule = Schedule::new(params.budget, layout.instances, opts.batch);
-    let mut seeds = LaunchSeeds::new(params.seed, prog.name);
     let mut stats = LaunchStats::default();
     let mut expected = (false, 0u64);
     let mut partial = false;
@@ -189,19 +193,18 @@ pub fn execute(
         batch_seeds.clear();
         batch_seeds.extend(seeds.by_ref().take(n as usize));
         let enqueue = Instant::now();
-        for (i, &seed) in batch_seeds.iter().enumerate() {
-            if i as u64 == BURST {
+        for i in 0..n {
+            if i == BURST {
                 stats.burst_s += enqueue.elapsed().as_secs_f64();
                 stats.burst_launches += BURST;
             }
-            let args = args.seeded(seed);
             if stats.launches == 0 && i == 0 {
                 // The first launch settles how the cluster dimension is given (see below).
-                test = first_launch(test, test_fn, &test_plan, gpu, args, &mut kernel)?;
+                test = first_launch(test, test_fn, &test_plan, gpu, &args, &mut kernel)?;
             } else {
-                test.launch(args)?;
+                test.launch(&args)?;
             }
-            collect.launch(args)?;
+            collect.launch(&args)?;
         }
         stats.enqueue_s += enqueue.elapsed().as_secs_f64();
         stats.launches += n;
@@ -259,7 +262,7 @@ fn first_launch(
     func: cudarc::driver::sys::CUfunction,
     plan: &LaunchPlan,
     gpu: &Gpu,
-    args: &[ArgValue],
+    args: &Args,
     kernel: &mut BTreeMap<String, String>,
 ) -> Result<Launcher, String> {
     let Err(first) = test.launch(args) else {

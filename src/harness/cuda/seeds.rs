@@ -2,14 +2,13 @@
 //! so that `--seed` (or `--replay run.json`) gives every launch of every test the same placement
 //! again, while two tests of one run do not share a placement sequence.
 //!
+//! The kernels take the test's seed state and derive each launch's seed themselves, by the same
+//! SplitMix64 step ([`crate::codegen::layout::launch_seed`]); the host draws the seeds here to
+//! know what each launch drew (the stress self-test), so a disagreement fails the run's check.
 //! The device turns each launch seed into its placement and stress draws
 //! ([`crate::codegen::layout::Perms::from_seed`], [`crate::codegen::layout::chance`]).
 
 use crate::litmus::fnv1a64;
-
-/// The seed of the initial collect launch, which counts nothing (every status word is 0) and
-/// only writes the locations' initial values.
-pub const SETUP_SEED: u32 = 0;
 
 /// A deterministic stream of launch seeds (SplitMix64, upper halves).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,6 +22,13 @@ impl LaunchSeeds {
         LaunchSeeds {
             state: run_seed ^ fnv1a64(test.as_bytes()),
         }
+    }
+
+    /// The state the next seed is drawn from: at the start, the test's seed state that the
+    /// kernels take ([`crate::codegen::Param::Seed`]), from which the device derives launch
+    /// `i`'s seed as [`crate::codegen::layout::launch_seed`]`(state, i + 1)`.
+    pub fn state(&self) -> u64 {
+        self.state
     }
 }
 
@@ -68,14 +74,88 @@ mod tests {
         assert!(seeds.iter().any(|s| *s < 1 << 31) && seeds.iter().any(|s| *s >= 1 << 31));
     }
 
-    /// A 2-role test across a cluster of two CTAs, on a small grid so every thread is checked.
-    fn cluster_layout(shuffle_pct: u32) -> (crate::codegen::Layout, crate::codegen::Stress) {
-        let src = "PTX MP-cl { x=0; y=0; }
+    #[test]
+    fn the_device_formula_gives_the_host_seeds() {
+        use crate::codegen::layout::launch_seed;
+        for (run, name) in [(0, "MP"), (42, "SB"), (u64::MAX, "IRIW+fences")] {
+            let seeds = LaunchSeeds::new(run, name);
+            let state = seeds.state();
+            for (i, s) in seeds.take(2000).enumerate() {
+                // Launch i reads index i + 1 (the setup collect launch advanced it from 0).
+                assert_eq!(launch_seed(state, i as u64 + 1), s, "launch {i} of {name}");
+            }
+        }
+    }
+
+    /// Evaluates the seed derivation of an emitted kernel, instruction by instruction, with
+    /// `%sbase` = `state` and the launch-index word holding `index`.
+    fn run_emitted_seed(ptx: &str, state: u64, index: u64) -> u32 {
+        use crate::codegen::layout::SYNC_LAUNCH_INDEX;
+        let start = ptx.find("ld.global.u64 %sz").expect("the index load");
+        let len = ptx[start..]
+            .find("cvt.u32.u64 %seed, %sz;")
+            .expect("the seed");
+        let mut regs = std::collections::HashMap::from([("%sbase".to_string(), state)]);
+        for line in ptx[start..start + len].lines().map(str::trim) {
+            let line = line.trim_end_matches(';');
+            if line.is_empty() {
+                continue;
+            }
+            let (op, rest) = line.split_once(' ').unwrap();
+            let ops: Vec<&str> = rest.split(", ").collect();
+            let val = |s: &str| match s.strip_prefix("0x") {
+                Some(h) => u64::from_str_radix(h.trim_end_matches('U'), 16).unwrap(),
+                None if s.starts_with('%') => regs[s],
+                None => s.parse().unwrap(),
+            };
+            let v = match op {
+                "ld.global.u64" => {
+                    assert_eq!(ops[1], format!("[%sync+{SYNC_LAUNCH_INDEX}]"));
+                    index
+                }
+                "mad.lo.u64" => val(ops[1])
+                    .wrapping_mul(val(ops[2]))
+                    .wrapping_add(val(ops[3])),
+                "mul.lo.u64" => val(ops[1]).wrapping_mul(val(ops[2])),
+                "shr.u64" => val(ops[1]) >> val(ops[2]),
+                "xor.b64" => val(ops[1]) ^ val(ops[2]),
+                other => panic!("unexpected instruction {other} in the seed derivation"),
+            };
+            regs.insert(ops[0].to_string(), v);
+        }
+        regs["%sz"] as u32
+    }
+
+    #[test]
+    fn the_emitted_kernel_derives_the_host_seeds_and_the_collect_advances_the_index() {
+        use crate::codegen::layout::SYNC_LAUNCH_INDEX;
+        let (l, stress) = cluster_layout(100);
+        let test = crate::litmus::parse(CLUSTER_MP, std::path::Path::new("t.litmus")).unwrap();
+        let ptx = crate::codegen::emit(&test, &l, &stress).unwrap().ptx;
+        // Derived once, in the test kernel; advanced once, by one collect thread.
+        assert_eq!(ptx.matches("ld.global.u64 %sz").count(), 1);
+        let bump = format!("@%p red.relaxed.gpu.global.add.u64 [%sync+{SYNC_LAUNCH_INDEX}], 1;");
+        assert_eq!(ptx.matches(&bump).count(), 1);
+        let collect = &ptx[ptx.find(".entry litmus_collect").unwrap()..];
+        assert!(collect.contains(&bump));
+        for run in [1u64, 0xFFFF_0000_1234_5678] {
+            let seeds = LaunchSeeds::new(run, &l.test);
+            let state = seeds.state();
+            for (i, s) in seeds.take(300).enumerate() {
+                assert_eq!(run_emitted_seed(&ptx, state, i as u64 + 1), s, "launch {i}");
+            }
+        }
+    }
+
+    const CLUSTER_MP: &str = "PTX MP-cl { x=0; y=0; }
              P0@cta 0,cluster 0,gpu 0 | P1@cta 1,cluster 0,gpu 0 ;
              st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
              st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
              exists (P1:r0 == 1 /\\ P1:r1 == 0)";
-        let test = crate::litmus::parse(src, std::path::Path::new("t.litmus")).unwrap();
+
+    /// A 2-role test across a cluster of two CTAs, on a small grid so every thread is checked.
+    fn cluster_layout(shuffle_pct: u32) -> (crate::codegen::Layout, crate::codegen::Stress) {
+        let test = crate::litmus::parse(CLUSTER_MP, std::path::Path::new("t.litmus")).unwrap();
         let stress = crate::codegen::Stress {
             testing_ctas: 8,
             max_ctas: 8,
