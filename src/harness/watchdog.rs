@@ -69,6 +69,19 @@ pub fn wait(queue: &mut dyn Queue, deadline: Instant, what: &str) -> Result<(), 
     }
 }
 
+/// Runs `read` once `queue` has finished, waiting until `deadline` at most; `read` never runs
+/// when the wait gives up. A read back into pageable host memory (`cuMemcpyDtoHAsync` into a
+/// `Vec`) returns only when the copy is done, so queued behind a kernel that never finishes it
+/// would hold the host past every deadline; on an idle queue it ends at once.
+pub fn read_when_idle<T>(
+    queue: &mut dyn Queue,
+    deadline: Instant,
+    what: &str,
+    read: impl FnOnce() -> T,
+) -> Result<T, Stall> {
+    wait(queue, deadline, what).map(|()| read())
+}
+
 /// How long a test's waits may take: its own time budget (when it has one) plus a margin for
 /// the JIT, the set-up and one batch, never less than `floor`.
 pub fn grace(budget: Option<Duration>, floor: Duration) -> Duration {
@@ -154,6 +167,39 @@ mod tests {
             polls: 0,
         };
         assert_eq!(wait(&mut ready, Instant::now(), "x"), Ok(()));
+    }
+
+    #[test]
+    fn results_are_read_back_only_once_the_queue_is_idle() {
+        // Behind a kernel that never finishes, the read (which would block) is never made.
+        let t0 = Instant::now();
+        let mut reads = 0;
+        let r = read_when_idle(
+            &mut Hung,
+            t0 + Duration::from_millis(100),
+            "MP's batch",
+            || reads += 1,
+        );
+        assert!(matches!(r, Err(Stall::TimedOut(_))), "{r:?}");
+        assert_eq!(reads, 0);
+        assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+        // Faulting work is not read either; finished work is read once, after the last poll.
+        let mut bad = After {
+            left: 2,
+            then: Poll::Fault("CUDA_ERROR_LAUNCH_FAILED".into()),
+            polls: 0,
+        };
+        let far = Instant::now() + Duration::from_secs(30);
+        assert!(read_when_idle(&mut bad, far, "x", || reads += 1).is_err());
+        assert_eq!(reads, 0);
+        let mut done = After {
+            left: 5,
+            then: Poll::Ready,
+            polls: 0,
+        };
+        let polls_at_read = read_when_idle(&mut done, far, "x", || 6);
+        assert_eq!(polls_at_read, Ok(6));
+        assert_eq!(done.polls, 6);
     }
 
     #[test]

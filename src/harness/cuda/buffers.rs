@@ -70,7 +70,9 @@ impl Buffers {
     }
 
     /// Reads the histogram buffer back after everything queued on `stream` has finished,
-    /// waiting until `deadline` at most.
+    /// waiting until `deadline` at most. The copy is queued only once the stream is idle: into
+    /// pageable memory it returns only when done, so behind a hung kernel it would never
+    /// return and the deadline would never be looked at.
     pub fn read_histogram(
         &self,
         stream: sys::CUstream,
@@ -78,20 +80,23 @@ impl Buffers {
         what: &str,
     ) -> Result<Vec<u64>, RunError> {
         let mut words = vec![0u64; self.histogram_words];
-        // SAFETY: `words` holds exactly the buffer's bytes; the copy is ordered after the
-        // launches on `stream`. It is complete when the stream is drained; should the wait
-        // give up, `words` is leaked rather than dropped under a copy still in flight.
-        check(
-            unsafe {
-                sys::cuMemcpyDtoHAsync_v2(
-                    words.as_mut_ptr().cast(),
-                    self.ptr(BufferKind::Histogram),
-                    words.len() * 8,
-                    stream,
-                )
-            },
-            "cuMemcpyDtoHAsync(histogram)",
-        )?;
+        let copy = || {
+            check(
+                // SAFETY: `words` holds exactly the buffer's bytes; nothing else is queued on
+                // `stream`. Should the copy still be in flight when the wait below gives up,
+                // `words` is leaked rather than dropped under it.
+                unsafe {
+                    sys::cuMemcpyDtoHAsync_v2(
+                        words.as_mut_ptr().cast(),
+                        self.ptr(BufferKind::Histogram),
+                        words.len() * 8,
+                        stream,
+                    )
+                },
+                "cuMemcpyDtoHAsync(histogram)",
+            )
+        };
+        wait::when_drained(stream, deadline, what, copy)??;
         if let Err(stall) = wait::drain(stream, deadline, what) {
             std::mem::forget(words);
             return Err(stall.into());

@@ -143,6 +143,65 @@ pub(super) fn attribute(dev: sys::CUdevice, attr: Attr) -> Result<i32, String> {
 /// others): driver-only machines often have `libcuda.so.1` and no `libcuda.so`.
 pub const LIBRARY_NAMES: [&str; 2] = ["libcuda.so", "libcuda.so.1"];
 
+/// Every driver entry point the backend calls, under the name `libcuda` exports it (cudarc
+/// looks each up on its first call and panics when the library lacks it). `open` looks them
+/// all up first, so that a driver without one is refused, naming it, before anything runs.
+pub const SYMBOLS: [&str; 39] = [
+    "cuCtxSetCurrent",
+    "cuDeviceGet",
+    "cuDeviceGetAttribute",
+    "cuDeviceGetCount",
+    "cuDeviceGetName",
+    "cuDevicePrimaryCtxRetain",
+    "cuDeviceTotalMem_v2",
+    "cuDriverGetVersion",
+    "cuEventCreate",
+    "cuEventDestroy_v2",
+    "cuEventElapsedTime",
+    "cuEventRecord",
+    "cuFuncGetAttribute",
+    "cuInit",
+    "cuLaunchKernelEx",
+    "cuLinkAddData_v2",
+    "cuLinkComplete",
+    "cuLinkCreate_v2",
+    "cuLinkDestroy",
+    "cuMemAddressFree",
+    "cuMemAddressReserve",
+    "cuMemAlloc_v2",
+    "cuMemCreate",
+    "cuMemFree_v2",
+    "cuMemGetAllocationGranularity",
+    "cuMemMap",
+    "cuMemRelease",
+    "cuMemSetAccess",
+    "cuMemUnmap",
+    "cuMemcpyDtoHAsync_v2",
+    "cuMemsetD32Async",
+    "cuMemsetD8Async",
+    "cuModuleGetFunction",
+    "cuModuleLoadDataEx",
+    "cuModuleUnload",
+    "cuOccupancyMaxActiveBlocksPerMultiprocessor",
+    "cuOccupancyMaxActiveClusters",
+    "cuStreamCreate",
+    "cuStreamQuery",
+];
+
+/// The reason a driver library lacking some of [`SYMBOLS`] cannot be used (`has` says whether
+/// it exports a name), or `None` when it has them all.
+fn lacking(has: impl Fn(&str) -> bool) -> Option<String> {
+    let missing: Vec<&str> = SYMBOLS.iter().copied().filter(|s| !has(s)).collect();
+    (!missing.is_empty()).then(|| {
+        format!(
+            "the CUDA driver library lacks {} of the {} functions ptx-litmus calls: {}",
+            missing.len(),
+            SYMBOLS.len(),
+            missing.join(", ")
+        )
+    })
+}
+
 fn open(ordinal: i32) -> Result<Gpu, String> {
     // SAFETY: only tries to load the library; no driver call is made.
     if !unsafe { sys::is_culib_present() } {
@@ -150,6 +209,14 @@ fn open(ordinal: i32) -> Result<Gpu, String> {
             "no CUDA driver: none of {} could be loaded (is the NVIDIA driver installed?)",
             LIBRARY_NAMES.join(", ")
         ));
+    }
+    // SAFETY: the library is present, so cudarc loads it without panicking; looking a symbol
+    // up calls nothing.
+    let lib = unsafe { sys::culib() };
+    // SAFETY: as above; the pointer type is never called through.
+    let has = |name: &str| unsafe { lib.get::<*const std::ffi::c_void>(name.as_bytes()) }.is_ok();
+    if let Some(why) = lacking(has) {
+        return Err(why);
     }
     // SAFETY: the library is present, so cudarc resolves the symbol instead of panicking.
     let r = unsafe { sys::cuInit(0) };
@@ -259,6 +326,45 @@ mod tests {
                 "{name} is not among the names cudarc tries: {candidates:?}"
             );
         }
+    }
+
+    #[test]
+    fn every_driver_function_called_is_looked_up_before_the_first_call() {
+        // The names after `sys::` in the backend's sources, which cudarc would resolve lazily.
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/harness/cuda");
+        let mut called = std::collections::BTreeSet::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let text = std::fs::read_to_string(entry.unwrap().path()).unwrap();
+            for piece in text.split("sys::cu").skip(1) {
+                let name: String = piece
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if name.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    called.insert(format!("cu{name}"));
+                }
+            }
+        }
+        let listed: std::collections::BTreeSet<String> =
+            SYMBOLS.iter().map(|s| s.to_string()).collect();
+        assert_eq!(
+            called, listed,
+            "SYMBOLS must list exactly the driver functions called"
+        );
+    }
+
+    #[test]
+    fn a_driver_lacking_a_function_is_refused_naming_it() {
+        assert_eq!(lacking(|_| true), None);
+        let why = lacking(|s| s != "cuLaunchKernelEx" && s != "cuMemCreate").unwrap();
+        assert_eq!(
+            why,
+            format!(
+                "the CUDA driver library lacks 2 of the {} functions ptx-litmus calls: \
+                 cuLaunchKernelEx, cuMemCreate",
+                SYMBOLS.len()
+            )
+        );
     }
 
     #[test]

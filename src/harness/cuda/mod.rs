@@ -29,8 +29,10 @@
 //!
 //! # Invariants
 //!
-//! - No driver call before `sys::is_culib_present()` says `libcuda` loads; every failure is a
-//!   one-line message naming the CUresult (`{:?}` of `DriverError.0`), never a panic.
+//! - No driver call before `sys::is_culib_present()` says `libcuda` loads and the library is
+//!   found to export every function the backend calls (`driver::SYMBOLS`; cudarc would panic
+//!   at the first call of a missing one); every failure is a one-line message naming the
+//!   CUresult (`{:?}` of `DriverError.0`), never a panic.
 //! - Per launch the host only enqueues two kernels (`litmus_test`, `litmus_collect`); buffers
 //!   are zeroed once per test, the device resets its own state, and the histogram is read back
 //!   once per batch (about every 0.1 s).

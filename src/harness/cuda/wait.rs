@@ -35,3 +35,19 @@ pub fn drain(stream: sys::CUstream, deadline: Instant, what: &str) -> Result<(),
     }
     r
 }
+
+/// Runs `read` once everything queued on `stream` has finished (until `deadline` at most); a
+/// copy into pageable memory made then cannot wait on a kernel that never ends. When the wait
+/// gives up, `read` is not run and the device is lost, as in [`drain`].
+pub fn when_drained<T>(
+    stream: sys::CUstream,
+    deadline: Instant,
+    what: &str,
+    read: impl FnOnce() -> T,
+) -> Result<T, Stall> {
+    let r = watchdog::read_when_idle(&mut StreamQueue(stream), deadline, what, read);
+    if let Err(stall) = &r {
+        driver::lose_device(&stall.to_string());
+    }
+    r
+}
