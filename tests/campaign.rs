@@ -393,3 +393,160 @@ fn the_tracked_tree_leaves_room_for_what_a_device_call_carries() {
         CARRY_LIMIT >> 20
     );
 }
+
+#[test]
+fn a_campaign_that_finds_no_usable_gpu_says_why_under_out() {
+    let dir = scratch("nogpu");
+    let (out, results) = (dir.join("out"), dir.join("results"));
+    let machine = campaign(&["machine", "--backend", "cuda"], &[]);
+    if machine.status.success() {
+        // A usable GPU: the path under test cannot be reached; check what replaces it.
+        println!("not checked: a GPU is usable here, so the campaign would run its steps");
+        assert!(limits::plain_name(text(&machine.stdout).trim()));
+        return;
+    }
+    let why = text(&machine.stderr);
+    let why = why.trim().trim_start_matches("ptx-litmus: error: ");
+    let t0 = std::time::Instant::now();
+    let o = campaign(
+        &["run", "--backend", "cuda", "--budget", "540s"],
+        &[("--out", &out), ("--results", &results)],
+    );
+    assert!(t0.elapsed().as_secs() < 20, "took {:?}", t0.elapsed());
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stderr));
+    // The summary is all a device call brings back, so the reason must be in it.
+    let files = limits::check(&out).expect("what is under --out comes back");
+    assert_eq!(files.len(), 1, "{files:?}");
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(
+        summary.starts_with("ptx-litmus campaign: nothing ran\n"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains(&format!("no machine for the cuda backend: {why}")),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("not run: preflight, litmus-basic"),
+        "{summary}"
+    );
+    assert!(
+        !summary.contains("ptx-litmus: error: --backend"),
+        "{summary}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn steps_that_load_prebuilt_cubins_launch_the_grid_they_were_built_for() {
+    use ptx_litmus::codegen::{build, Stress};
+    use ptx_litmus::harness::cuda::occupancy::{fill_stress, full_grid, occupancy};
+    use ptx_litmus::harness::cuda::{occupancy::KernelResources, DeviceLimits};
+    // A grid sized to fill an H100 changes the kernel's PTX, and with it the hash its
+    // prebuilt cubin is found by: a step compiled offline must keep the preset's grid.
+    let stress = Stress::preset("stress").unwrap();
+    let h100 = DeviceLimits::h100_sxm();
+    let k = KernelResources {
+        threads: stress.cta_size,
+        registers: 32,
+        shared_bytes: 0,
+    };
+    let occ = occupancy(&h100, &k).unwrap();
+    let filled = fill_stress(&stress, &full_grid(&h100, &occ, 1, None));
+    let test = common::load("litmus/mp/MP+rel.gpu+acq.gpu.litmus");
+    assert_ne!(
+        build(&test, &stress).unwrap().ptx,
+        build(&test, &filled).unwrap().ptx
+    );
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let manifest = std::fs::read_to_string(root.join("campaign/manifest.txt")).unwrap();
+    let mut offline = 0;
+    for line in manifest.lines().map(|l| l.split('#').next().unwrap_or("")) {
+        if line.contains("--compiler ptxas:") {
+            offline += 1;
+            assert!(line.contains("-o grid=preset"), "{line}");
+        }
+    }
+    assert!(
+        offline >= 2,
+        "no offline-compiler steps found in the manifest"
+    );
+}
+
+/// Runs `campaign/smoke.sh` with the built binary and `OUT=out`; its exit code and output.
+fn smoke(out: &Path, backend: &str) -> (Option<i32>, String) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let o = std::process::Command::new("bash")
+        .arg(root.join("campaign/smoke.sh"))
+        .arg(env!("CARGO_BIN_EXE_ptx-litmus"))
+        .env("OUT", out)
+        .env("SMOKE_BACKEND", backend)
+        .output()
+        .unwrap();
+    (o.status.code(), text(&o.stdout) + &text(&o.stderr))
+}
+
+#[test]
+fn the_smoke_script_brings_back_three_result_sets_in_two_plain_files() {
+    let dir = scratch("smoke-cpu");
+    let out = dir.join("out");
+    let (code, said) = smoke(&out, "cpu");
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("== smoke: 3 of 3 presets ran"), "{said}");
+    let files = limits::check(&out).expect("what is under OUT comes back");
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["smoke.tar.gz", "smoke.txt"]);
+    // The log is what was printed; the archive unpacks into one result set per preset.
+    let log = std::fs::read_to_string(out.join("smoke.txt")).unwrap();
+    assert!(log.contains("packed: 3 result set(s)"), "{log}");
+    let unpacked = dir.join("results");
+    std::fs::create_dir_all(&unpacked).unwrap();
+    let tar = std::process::Command::new("tar")
+        .arg("-xzf")
+        .arg(out.join("smoke.tar.gz"))
+        .arg("-C")
+        .arg(&unpacked)
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let machine = std::fs::read_dir(&unpacked).unwrap().next().unwrap().unwrap();
+    for preset in ["basic", "interleave", "stress"] {
+        let set = machine.path().join(format!("smoke-{preset}"));
+        let run = std::fs::read_to_string(set.join("run.json")).unwrap();
+        assert!(run.contains(&format!("\"preset\": \"{preset}\"")), "{run}");
+        assert!(
+            set.join("tests/MP+rlx.gpu+rlx.gpu.json").is_file(),
+            "{set:?}"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_smoke_script_with_no_usable_gpu_ends_at_once_saying_why() {
+    if bin()
+        .args(["campaign", "machine", "--backend", "cuda"])
+        .output()
+        .unwrap()
+        .status
+        .success()
+    {
+        println!("not checked: a GPU is usable here, so the smoke runs would run");
+        return;
+    }
+    let dir = scratch("smoke-cuda");
+    let out = dir.join("out");
+    let t0 = std::time::Instant::now();
+    let (code, said) = smoke(&out, "cuda");
+    assert!(t0.elapsed().as_secs() < 60, "took {:?}", t0.elapsed());
+    assert_ne!(code, Some(0), "{said}");
+    let log = std::fs::read_to_string(out.join("smoke.txt")).unwrap();
+    assert!(
+        log.contains("FAILED: the cuda backend cannot run here"),
+        "{log}"
+    );
+    assert!(log.contains("== smoke: 0 of 3 presets ran"), "{log}");
+    assert!(log.contains("packed: 0 result set(s)"), "{log}");
+    assert_eq!(limits::check(&out).map(|f| f.len()), Ok(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}

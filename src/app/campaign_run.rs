@@ -81,7 +81,14 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
         .collect();
     prepare_out(&args.out)?;
     let exe = std::env::current_exe()?;
-    let machine = ask_machine(&exe, args.common.backend.as_str())?;
+    let machine = match ask_machine(&exe, args.common.backend.as_str()) {
+        Ok(m) => m,
+        Err(why) => {
+            // What comes back from a device call is only `--out`: the reason goes there too.
+            write_nothing_ran(&args.out, &why, &todo)?;
+            return Err(why.into());
+        }
+    };
     let now = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -170,20 +177,41 @@ fn prepare_out(out: &Path) -> Result<(), AppError> {
 }
 
 /// The machine folder, from a process of its own (the campaign's process never opens the
-/// GPU, so a step's fault cannot reach it).
-fn ask_machine(exe: &Path, backend: &str) -> Result<String, AppError> {
+/// GPU, so a step's fault cannot reach it); `Err` is the one-line reason there is none.
+fn ask_machine(exe: &Path, backend: &str) -> Result<String, String> {
     let o = Command::new(exe)
         .args(["campaign", "machine", "--backend", backend])
-        .output()?;
+        .output()
+        .map_err(|e| format!("campaign: cannot start {}: {e}", exe.display()))?;
     let text = String::from_utf8_lossy(&o.stdout).trim().to_string();
     if !o.status.success() || !limits::plain_name(&text) {
+        let err = String::from_utf8_lossy(&o.stderr);
+        let why = err.trim().trim_start_matches("ptx-litmus: error: ");
         return Err(format!(
             "campaign: no machine for the {backend} backend: {}",
-            String::from_utf8_lossy(&o.stderr).trim()
-        )
-        .into());
+            if why.is_empty() {
+                "no reason given"
+            } else {
+                why
+            }
+        ));
     }
     Ok(text)
+}
+
+/// `summary.txt` of a campaign that could not start: the reason and the steps left to do.
+fn write_nothing_ran(out: &Path, why: &str, todo: &[&Step]) -> Result<(), AppError> {
+    let text = format!(
+        "ptx-litmus campaign: nothing ran\n{why}\nnot run: {}\n",
+        if todo.is_empty() {
+            "no step is left to do".to_string()
+        } else {
+            names(todo)
+        }
+    );
+    let path = out.join("summary.txt");
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(())
 }
 
 /// Runs one step until it ends or `deadline`.
