@@ -509,7 +509,11 @@ fn the_smoke_script_brings_back_three_result_sets_in_two_plain_files() {
         .status()
         .unwrap();
     assert!(tar.success());
-    let machine = std::fs::read_dir(&unpacked).unwrap().next().unwrap().unwrap();
+    let machine = std::fs::read_dir(&unpacked)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
     for preset in ["basic", "interleave", "stress"] {
         let set = machine.path().join(format!("smoke-{preset}"));
         let run = std::fs::read_to_string(set.join("run.json")).unwrap();

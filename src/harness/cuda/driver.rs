@@ -146,12 +146,15 @@ pub const LIBRARY_NAMES: [&str; 2] = ["libcuda.so", "libcuda.so.1"];
 /// Every driver entry point the backend calls, under the name `libcuda` exports it (cudarc
 /// looks each up on its first call and panics when the library lacks it). `open` looks them
 /// all up first, so that a driver without one is refused, naming it, before anything runs.
-pub const SYMBOLS: [&str; 39] = [
+pub const SYMBOLS: [&str; 46] = [
+    "cuArray3DCreate_v2",
+    "cuArrayDestroy",
     "cuCtxSetCurrent",
     "cuDeviceGet",
     "cuDeviceGetAttribute",
     "cuDeviceGetCount",
     "cuDeviceGetName",
+    "cuDeviceGetTexture1DLinearMaxWidth",
     "cuDevicePrimaryCtxRetain",
     "cuDeviceTotalMem_v2",
     "cuDriverGetVersion",
@@ -169,16 +172,16 @@ pub const SYMBOLS: [&str; 39] = [
     "cuMemAddressFree",
     "cuMemAddressReserve",
     "cuMemAlloc_v2",
+    "cuMemcpyDtoHAsync_v2",
     "cuMemCreate",
     "cuMemFree_v2",
     "cuMemGetAllocationGranularity",
     "cuMemMap",
     "cuMemRelease",
     "cuMemSetAccess",
-    "cuMemUnmap",
-    "cuMemcpyDtoHAsync_v2",
     "cuMemsetD32Async",
     "cuMemsetD8Async",
+    "cuMemUnmap",
     "cuModuleGetFunction",
     "cuModuleLoadDataEx",
     "cuModuleUnload",
@@ -186,6 +189,10 @@ pub const SYMBOLS: [&str; 39] = [
     "cuOccupancyMaxActiveClusters",
     "cuStreamCreate",
     "cuStreamQuery",
+    "cuSurfObjectCreate",
+    "cuSurfObjectDestroy",
+    "cuTexObjectCreate",
+    "cuTexObjectDestroy",
 ];
 
 /// The reason a driver library lacking some of [`SYMBOLS`] cannot be used (`has` says whether
