@@ -680,6 +680,14 @@ pub struct TuneArgs {
     /// Chunks a configuration runs at most.
     #[arg(long, default_value_t = 6)]
     pub max_chunks: usize,
+    /// Finalists of the final race, the baseline included: measured again side by side, the
+    /// one nearest the baseline among those none beats significantly wins (below 2: no final
+    /// race, the search's own winner stands).
+    #[arg(long, default_value_t = 4)]
+    pub finalists: usize,
+    /// Rounds of the final race at most (one chunk per finalist each).
+    #[arg(long, default_value_t = 8)]
+    pub final_rounds: usize,
     /// Seconds of one chunk on the GPU (per test of the family).
     #[arg(long, default_value_t = 0.2)]
     pub chunk_time: f64,

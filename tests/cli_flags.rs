@@ -29,6 +29,8 @@ const MEANINGS: &[(&str, &str)] = &[
     ("examples", "first test"),
     ("expect", "expectations"),
     ("explain", "witness"),
+    ("final-rounds", "final race"),
+    ("finalists", "final race"),
     ("first", "first test"),
     ("force", "overwrite"),
     ("gres", "resources"),

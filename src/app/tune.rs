@@ -34,6 +34,7 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
     print_header();
     for (i, (family, tests)) in families.iter().enumerate() {
         let share = args.budget * (i + 1) as f64 / families.len() as f64;
+        let deadline = start + Duration::from_secs_f64(share);
         let mut measure = Measure {
             backend,
             tests,
@@ -44,7 +45,8 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
                 Backend::Cuda => Budget::Seconds(args.chunk_time),
                 _ => Budget::Instances(args.chunk_instances),
             },
-            deadline: start + Duration::from_secs_f64(share),
+            deadline: explore_deadline(deadline, args.finalists),
+            final_deadline: deadline,
         };
         let outcome =
             search(&space, &plan(args), &mut measure).map_err(|e| format!("tune {family}: {e}"))?;
@@ -62,6 +64,19 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
     let page = crate::report::tune_page::write(&records, &out)?;
     println!("wrote {}", page.display());
     Ok(Exit::Success)
+}
+
+/// The share of a family's time kept for the final race.
+const FINAL_SHARE: f64 = 0.3;
+
+/// When the search proper must end so that the final race keeps its share of the time left
+/// before `deadline` (all of it when there is no final race).
+fn explore_deadline(deadline: Instant, finalists: usize) -> Instant {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if finalists < 2 {
+        return deadline;
+    }
+    deadline - left.mul_f64(FINAL_SHARE)
 }
 
 fn check_args(args: &TuneArgs) -> Result<(), AppError> {
@@ -89,6 +104,8 @@ fn plan(args: &TuneArgs) -> Plan {
         parents: args.parents,
         min_chunks: args.min_chunks,
         max_chunks: args.max_chunks,
+        finalists: args.finalists,
+        final_rounds: args.final_rounds,
     }
 }
 

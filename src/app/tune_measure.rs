@@ -25,8 +25,10 @@ pub struct Measure<'a> {
     pub options: &'a BTreeMap<String, String>,
     /// One chunk's budget, per test.
     pub chunk: Budget,
-    /// When the family's time is up.
+    /// When the search proper must end.
     pub deadline: Instant,
+    /// When the family's time is up (the final race runs until then).
+    pub final_deadline: Instant,
 }
 
 /// The stress configuration `point` gives on top of `base` (testing CTAs clamped to the grid).
@@ -93,5 +95,9 @@ impl Evaluator for Measure<'_> {
 
     fn time_left(&self) -> bool {
         Instant::now() < self.deadline
+    }
+
+    fn final_phase(&mut self) {
+        self.deadline = self.final_deadline;
     }
 }

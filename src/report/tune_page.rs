@@ -308,6 +308,8 @@ mod tests {
             parents: 2,
             min_chunks: 2,
             max_chunks: 3,
+            finalists: 3,
+            final_rounds: 4,
         };
         SearchRecord {
             family: "SB".into(),

@@ -3,6 +3,7 @@
 //! confidence intervals. Pure: measuring is the caller's [`Evaluator`]; files and commands are
 //! `app::tune`'s.
 
+pub mod decide;
 pub mod record;
 pub mod rng;
 pub mod search;
@@ -10,6 +11,7 @@ pub mod space;
 pub mod stats;
 pub mod tuned_file;
 
+pub use decide::{Decision, FinalPlan};
 pub use record::{ParamRecord, SearchRecord};
 pub use search::{search, Evaluator, Outcome, Phase, Plan, Trial};
 pub use space::{Param, Point, Space};

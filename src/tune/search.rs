@@ -5,6 +5,7 @@
 //! a rerun picks the same configurations and the same winner unless a difference that was
 //! significant in one run is not in the other.
 
+use super::decide::{self, Decision, FinalPlan};
 use super::rng::{derive, Rng};
 use super::space::{Point, Space};
 use super::stats::{estimate, Estimate, Sample};
@@ -25,6 +26,11 @@ pub struct Plan {
     pub min_chunks: usize,
     /// Chunks a configuration gets at most.
     pub max_chunks: usize,
+    /// Configurations of the final race, the baseline included (below 2: none, the search's
+    /// own winner stands).
+    pub finalists: usize,
+    /// Rounds of the final race at most.
+    pub final_rounds: usize,
 }
 
 /// What measures a configuration.
@@ -33,6 +39,8 @@ pub trait Evaluator {
     fn sample(&mut self, point: &Point, seed: u64) -> Result<Sample, String>;
     /// Whether the time budget allows another chunk.
     fn time_left(&self) -> bool;
+    /// The search is over and the final race begins (its time may be kept apart).
+    fn final_phase(&mut self) {}
 }
 
 /// Which phase proposed a configuration.
@@ -69,10 +77,15 @@ pub struct Trial {
 pub struct Outcome {
     /// Every configuration tried, in order.
     pub trials: Vec<Trial>,
-    /// The winner: the first trial the measurements cannot tell from the best.
+    /// The winner: the final race's (the finalist nearest the baseline among those none was
+    /// significantly better than), or without one the first trial the search's measurements
+    /// cannot tell from the best.
     pub best: usize,
     /// The time budget ended the search before its plan.
     pub cut_short: bool,
+    /// The final race (absent in records of searches without one).
+    #[serde(default)]
+    pub decision: Option<Decision>,
 }
 
 /// Runs the search over `space` under `plan`.
@@ -113,13 +126,18 @@ pub fn search(space: &Space, plan: &Plan, eval: &mut dyn Evaluator) -> Result<Ou
         ids.insert(0, s.winner(plan.min_chunks).unwrap_or(0));
         s.race(&ids, plan, eval)?;
     }
-    let best = s
+    let mut best = s
         .winner(plan.min_chunks)
         .ok_or("no configuration was measured")?;
+    let decision = s.final_race(space, plan, eval)?;
+    if let Some(&w) = decision.as_ref().and_then(|d| d.tied.first()) {
+        best = w;
+    }
     Ok(Outcome {
         best,
         trials: s.trials,
         cut_short: s.cut_short,
+        decision,
     })
 }
 
@@ -185,6 +203,29 @@ impl State {
         let contender = |t: &Trial, min: usize| t.samples.len() >= min && t.estimate.high >= floor;
         let pick = |min| self.trials.iter().position(|t| contender(t, min));
         pick(min_chunks.max(1)).or_else(|| pick(1))
+    }
+
+    /// The final race of the baseline and the best-ranked others (none with fewer than two).
+    fn final_race(
+        &mut self,
+        space: &Space,
+        plan: &Plan,
+        eval: &mut dyn Evaluator,
+    ) -> Result<Option<Decision>, String> {
+        let finalists = decide::finalists(&self.ranking(), plan.finalists);
+        if plan.finalists < 2 || plan.final_rounds == 0 || finalists.len() < 2 {
+            return Ok(None);
+        }
+        eval.final_phase();
+        let fp = FinalPlan {
+            seed: plan.seed,
+            finalists: plan.finalists,
+            rounds: plan.final_rounds,
+            min_rounds: plan.min_chunks,
+        };
+        let d = decide::race(space, &self.trials, finalists, &fp, eval)?;
+        self.cut_short |= d.cut_short;
+        Ok(Some(d))
     }
 
     /// Measures `ids` in rounds, one chunk each per round, dropping after each round from
@@ -262,6 +303,8 @@ mod tests {
             parents: 3,
             min_chunks: 2,
             max_chunks: 4,
+            finalists: 0,
+            final_rounds: 0,
         }
     }
 
@@ -356,5 +399,36 @@ mod tests {
         }
         let out = search(&Space::cpu(), &plan(7), &mut Flat(0)).unwrap();
         assert_eq!(out.best, 0);
+        let with_race = Plan {
+            finalists: 4,
+            final_rounds: 6,
+            ..plan(7)
+        };
+        let out = search(&Space::cpu(), &with_race, &mut Flat(0)).unwrap();
+        let d = out.decision.expect("a final race");
+        assert_eq!((d.finalists.len(), d.finalists[0]), (4, 0));
+        assert_eq!((out.best, d.tied.len(), d.rounds), (0, 4, 6), "{d:?}");
+    }
+
+    #[test]
+    fn the_final_race_keeps_a_winner_that_is_clearly_better() {
+        let mut e = Synthetic {
+            space: Space::gpu(),
+            chunks: 0,
+            limit: usize::MAX,
+        };
+        let with_race = Plan {
+            finalists: 3,
+            final_rounds: 6,
+            ..plan(1)
+        };
+        let space = e.space.clone();
+        let out = search(&space, &with_race, &mut e).unwrap();
+        let d = out.decision.as_ref().expect("a final race");
+        assert_ne!(out.best, 0, "{d:?}");
+        assert_eq!(d.tied[0], out.best, "{d:?}");
+        assert!(!d.tied.contains(&0), "the baseline left: {d:?}");
+        let k = d.finalists.iter().position(|&i| i == out.best).unwrap();
+        assert!(d.estimates[k].low > d.estimates[0].high);
     }
 }
