@@ -74,31 +74,31 @@ fn left_out(e: &Entry, stage: usize) -> bool {
     in_sass && (stage > 0 || e.name().ends_with(".ptx"))
 }
 
-/// Packs `root/rel` into `out/STEP.tar[.gz]`, within the size one file may have. Returns
-/// the archive's path and a note for each thing left out.
+/// Packs `root/rel` into `out/STEP.tar[.gz]` of at most `cap` bytes (what one file may have,
+/// or less when the archives before it leave less, [`crate::campaign::limits::room`]).
+/// Returns the archive's path and a note for each thing left out.
 pub fn pack(
     root: &Path,
     rel: &str,
     step: &str,
     out: &Path,
+    cap: u64,
 ) -> Result<(PathBuf, Vec<String>), String> {
     let mut members = Vec::new();
     entries(root, rel, &mut members)?;
     let mut notes = Vec::new();
     let (mut bytes, mut ext) = encode(&members)?;
     for (stage, what) in LEAVE_OUT.iter().enumerate() {
-        if bytes.len() as u64 <= MAX_FILE_BYTES {
+        if bytes.len() as u64 <= cap {
             break;
         }
         members.retain(|e| !left_out(e, stage));
-        notes.push(format!(
-            "left out {what}: the archive was over {MAX_FILE_BYTES} bytes"
-        ));
+        notes.push(format!("left out {what}: the archive was over {cap} bytes"));
         (bytes, ext) = encode(&members)?;
     }
-    if bytes.len() as u64 > MAX_FILE_BYTES {
+    if bytes.len() as u64 > cap {
         return Err(format!(
-            "{step}: {} bytes even without sass/, over the {MAX_FILE_BYTES} a file may have",
+            "{step}: {} bytes even without sass/, over the {cap} left for its archive",
             bytes.len()
         ));
     }
@@ -246,12 +246,12 @@ mod tests {
         let out = root.join("out");
         std::fs::create_dir_all(&out).unwrap();
         // 13 MiB fits whole.
-        let (path, notes) = pack(&root, "m/r", "s1", &out).unwrap();
+        let (path, notes) = pack(&root, "m/r", "s1", &out, MAX_FILE_BYTES).unwrap();
         assert!(notes.is_empty(), "{notes:?}");
         assert!(std::fs::metadata(&path).unwrap().len() <= MAX_FILE_BYTES);
         // 22 MiB: the PTX goes, the cubin stays.
         std::fs::write(sass.join("u.ptx"), noise(9 << 20, 3)).unwrap();
-        let (path, notes) = pack(&root, "m/r", "s2", &out).unwrap();
+        let (path, notes) = pack(&root, "m/r", "s2", &out, MAX_FILE_BYTES).unwrap();
         assert_eq!(notes.len(), 1, "{notes:?}");
         let names: Vec<String> = read_archive(&path)
             .unwrap()
@@ -265,10 +265,19 @@ mod tests {
         // 31 MiB of cubins: all of sass/ goes, with a second note.
         std::fs::write(sass.join("u.cubin"), noise(14 << 20, 4)).unwrap();
         std::fs::write(sass.join("v.cubin"), noise(13 << 20, 5)).unwrap();
-        let (path, notes) = pack(&root, "m/r", "s3", &out).unwrap();
+        let (path, notes) = pack(&root, "m/r", "s3", &out, MAX_FILE_BYTES).unwrap();
         assert_eq!(notes.len(), 2, "{notes:?}");
         assert!(notes[1].contains("sass/"), "{notes:?}");
         assert_eq!(read_archive(&path).unwrap().len(), 3);
+        // Less room than a file may have (archives before it): the 4 MiB cubin goes too, and
+        // what cannot fit even without sass/ is refused.
+        for f in ["u.ptx", "u.cubin", "v.cubin"] {
+            std::fs::remove_file(sass.join(f)).unwrap();
+        }
+        let (path, notes) = pack(&root, "m/r", "s4", &out, 2 << 20).unwrap();
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(std::fs::metadata(&path).unwrap().len() <= 2 << 20);
+        assert!(pack(&root, "m/r", "s5", &out, 100).is_err());
         let _ = std::fs::remove_dir_all(&root);
     }
 }

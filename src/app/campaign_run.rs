@@ -116,7 +116,8 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
     let mut failed = false;
     for (k, step) in todo.iter().enumerate() {
         let left = budget - started.elapsed().as_secs_f64() - RESERVE_S;
-        if let Some(why) = stop_before(step, left, k, interrupt::requested()) {
+        let room = limits::room(&ctx.out);
+        if let Some(why) = stop_before(step, left, k, interrupt::requested(), room) {
             lines.push(format!("not run: {} ({why})", names(&todo[k..])));
             break;
         }
@@ -137,10 +138,20 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
     Ok(if failed { Exit::Error } else { Exit::Success })
 }
 
-/// Why the campaign does not start `step` (the `k`-th of this run), if it does not.
-fn stop_before(step: &Step, left: f64, k: usize, stopped: bool) -> Option<String> {
+/// Below this many bytes left for one more archive, no further step is started.
+const MIN_ROOM: u64 = 1 << 20;
+
+/// Why the campaign does not start `step` (the `k`-th of this run), if it does not; `room`
+/// is what its archive may take ([`limits::room`]).
+fn stop_before(step: &Step, left: f64, k: usize, stopped: bool, room: u64) -> Option<String> {
     if stopped {
         return Some("the campaign was stopped".into());
+    }
+    if room < MIN_ROOM {
+        return Some(format!(
+            "{room} bytes are left of the {} that come back",
+            limits::MAX_TOTAL_BYTES
+        ));
     }
     if k + 1 >= MAX_FILES {
         return Some(format!(
@@ -390,12 +401,30 @@ fn finish_step(
             .map_err(|e| format!("{}: {e}", p.display()))
     };
     write(&record)?;
-    let (archive, left_out) = pack(&ctx.work, &rel, &step.name, &ctx.out)?;
-    if !left_out.is_empty() {
-        record.notes.extend(left_out);
+    // What the archives before this one leave of the total that comes back.
+    let cap = limits::room(&ctx.out);
+    let packed = pack(&ctx.work, &rel, &step.name, &ctx.out, cap).and_then(|(archive, notes)| {
+        if notes.is_empty() {
+            return Ok(archive);
+        }
+        record.notes.extend(notes);
         write(&record)?;
-        pack(&ctx.work, &rel, &step.name, &ctx.out)?;
-    }
+        pack(&ctx.work, &rel, &step.name, &ctx.out, cap).map(|(a, _)| a)
+    });
+    let archive = match packed {
+        Ok(a) => a,
+        Err(why) => {
+            // Not packed, so not brought back (a first try that fit is taken away too, as its
+            // record lacks the notes); later steps may still fit.
+            for ext in ["tar", "tar.gz"] {
+                let _ = std::fs::remove_file(ctx.out.join(format!("{}.{ext}", step.name)));
+            }
+            return Ok((
+                format!("{}: INCOMPLETE, not packed: {why}", step.name),
+                false,
+            ));
+        }
+    };
     let state = if record.complete {
         "complete"
     } else {
@@ -467,6 +496,20 @@ fn write_summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_step_starts_only_with_time_a_file_and_room_for_its_archive() {
+        let text = "s 100 run litmus/mp\n";
+        let step = &crate::campaign::manifest::parse(text, Path::new("m.txt")).unwrap()[0];
+        let room = limits::MAX_FILE_BYTES;
+        assert_eq!(stop_before(step, 150.0, 0, false, room), None);
+        let late = stop_before(step, 99.0, 0, false, room).unwrap();
+        assert_eq!(late, "s needs ~100 s, 99 s of the budget left");
+        assert!(stop_before(step, 150.0, MAX_FILES - 1, false, room).is_some());
+        assert!(stop_before(step, 150.0, 0, true, room).is_some());
+        let full = stop_before(step, 150.0, 0, false, MIN_ROOM - 1).unwrap();
+        assert!(full.contains("bytes are left of the"), "{full}");
+    }
 
     #[test]
     fn budgets_read_in_seconds_or_minutes() {

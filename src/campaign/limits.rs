@@ -71,6 +71,21 @@ pub fn check(out: &Path) -> Result<Vec<(String, u64)>, Vec<String>> {
     }
 }
 
+/// Bytes kept back for the summary a campaign writes after its last archive.
+pub const SUMMARY_ROOM: u64 = 64 << 10;
+
+/// How large one more file under `out` may be for everything to come back: at most
+/// [`MAX_FILE_BYTES`], and no more than the files already there leave of
+/// [`MAX_TOTAL_BYTES`] once [`SUMMARY_ROOM`] is kept back.
+pub fn room(out: &Path) -> u64 {
+    let (mut files, mut bad) = (Vec::new(), Vec::new());
+    walk(out, "", 0, &mut files, &mut bad);
+    let used: u64 = files.iter().map(|(_, size)| size).sum();
+    MAX_TOTAL_BYTES
+        .saturating_sub(used + SUMMARY_ROOM)
+        .min(MAX_FILE_BYTES)
+}
+
 fn walk(
     dir: &Path,
     rel: &str,
@@ -123,6 +138,23 @@ mod tests {
         assert!(!plain_name(".."));
         assert_eq!(plain("MP+rel gpu"), "MP-rel-gpu");
         assert_eq!(plain(""), "-");
+    }
+
+    #[test]
+    fn the_room_left_for_one_more_file_keeps_the_total_and_the_summary_in() {
+        let d = scratch("room");
+        assert_eq!(room(&d), MAX_FILE_BYTES);
+        for i in 0..3 {
+            let f = std::fs::File::create(d.join(format!("s{i}.tar"))).unwrap();
+            f.set_len(MAX_FILE_BYTES).unwrap();
+        }
+        assert_eq!(room(&d), MAX_FILE_BYTES - SUMMARY_ROOM);
+        let f = std::fs::File::create(d.join("s3.tar")).unwrap();
+        f.set_len(MAX_FILE_BYTES - SUMMARY_ROOM - 10).unwrap();
+        assert_eq!(room(&d), 10);
+        f.set_len(MAX_FILE_BYTES).unwrap();
+        assert_eq!(room(&d), 0);
+        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]
