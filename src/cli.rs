@@ -552,7 +552,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Backend option `key=value` (CPU: batch=N, pack=true, sync=instance|round|auto|N; CUDA:
-    /// device=N, batch=N, wait_s=S, grid=fill|preset); repeatable.
+    /// device=N, batch=N, wait_s=S, grid=fill|preset, graph=K|off); repeatable.
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
     pub options: Vec<String>,
     /// What compiles the PTX on the GPU: `jit` (the driver, the default) or `ptxas:VERSION`
@@ -740,7 +740,7 @@ pub struct BenchGpuArgs {
     #[arg(long)]
     pub stress: Option<Stress>,
     /// Backend option `key=value` (device=N, batch=N launches per synchronisation,
-    /// grid=fill|preset); repeatable.
+    /// grid=fill|preset, graph=K|off launches per CUDA graph); repeatable.
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
     pub options: Vec<String>,
     /// Seed of the launch seeds.

@@ -130,3 +130,39 @@ fn with_ptxas_the_registers_are_the_kernels() {
         assert!((8..=255).contains(&regs), "{name}: {f:?}");
     }
 }
+
+#[test]
+fn the_plan_counts_driver_calls_per_launch_in_each_mode() {
+    // The last field of each row: kernel-submitting driver calls per launch.
+    let calls = |extra: &[&str]| -> Vec<(String, String)> {
+        let mut args = vec!["--stress", "interleave"];
+        args.extend_from_slice(extra);
+        let out = dry_run(&args);
+        assert!(
+            out.contains("the histogram is read once per batch"),
+            "{out}"
+        );
+        rows(&out, "interleave")
+            .into_iter()
+            .map(|(n, f)| (n, f.last().unwrap().clone()))
+            .collect()
+    };
+    // By default a graph of 64 launches: one cuGraphLaunch per 64 launches, every shape.
+    let graph = calls(&[]);
+    assert!(graph.len() >= 9, "{graph:?}");
+    assert!(graph.iter().all(|(_, c)| c == "0.0156"), "{graph:?}");
+    // Direct: two cuLaunchKernelEx per launch.
+    let direct = calls(&["-o", "graph=off"]);
+    assert!(direct.iter().all(|(_, c)| c == "2.0000"), "{direct:?}");
+    assert_eq!(direct.len(), graph.len());
+    assert!(calls(&["-o", "graph=8"]).iter().all(|(_, c)| c == "0.1250"));
+    // A fixed batch of 100: one graph of 64, then 36 launches direct: 73 calls.
+    let fixed = calls(&["-o", "batch=100"]);
+    assert!(fixed.iter().all(|(_, c)| c == "0.7300"), "{fixed:?}");
+    let o = bin()
+        .args(["bench", "gpu", "--dry-run", "-o", "graph=0"])
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0));
+    assert!(text(&o.stderr).contains("graph=0"), "{}", text(&o.stderr));
+}

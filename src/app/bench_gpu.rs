@@ -3,8 +3,8 @@
 //! every shape of [`super::bench_shapes`], one table per preset. "weak" counts instances
 //! satisfying the shape's `exists` condition, which for these shapes is exactly the non-SC
 //! outcome. A launch is one launch of the test kernel and one of the collect kernel; host time
-//! is what the host spends enqueueing them while the launch queue has room (the first launches
-//! after each synchronisation). `--dry-run` prints the launch plan instead, without a GPU
+//! is what the host spends submitting them while the launch queue has room (the first launches
+//! after each synchronisation), whether directly or as a share of a graph replay. `--dry-run` prints the launch plan instead, without a GPU
 //! ([`super::bench_plan`]). Targets: ≥ 3e9 instances/s (2 threads), ≥ 1e9/s (4 threads),
 //! ≤ 10 µs of host time per launch.
 
@@ -13,6 +13,7 @@ use super::bench_shapes::{each_shape, weak};
 use super::{backend_options, AppError, Exit};
 use crate::cli::BenchGpuArgs;
 use crate::codegen::{Stress, PRESETS};
+use crate::harness::cuda::submit::{batch, calls_per_launch, LaunchMode};
 use crate::harness::cuda::DeviceLimits;
 use crate::harness::BackendOptions;
 use crate::harness::{cuda, Backend, Budget, RunParams};
@@ -48,7 +49,7 @@ pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
     for stress in presets(args) {
         println!("\nstress preset {}", stress.name);
         println!(
-            "{:<11} {:>3} {:>11} {:>9} {:>11} {:>10} {:>8} {:>9} {:>9} {:>10}",
+            "{:<11} {:>3} {:>11} {:>9} {:>11} {:>10} {:>8} {:>9} {:>9} {:>10} {:>9}",
             "shape",
             "thr",
             "inst/launch",
@@ -58,7 +59,8 @@ pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
             "GPU µs",
             "host µs",
             "occupancy",
-            "of bound"
+            "of bound",
+            "mode"
         );
         each_shape(args.only.as_deref(), |name, test, control| {
             let mut params = RunParams::new(Budget::Seconds(args.time), args.seed);
@@ -80,7 +82,7 @@ pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
             let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
             let prov = |k: &str| run.info.provenance.get(k).cloned().unwrap_or("-".into());
             println!(
-                "{:<11} {:>3} {:>11} {:>9} {:>11.3e} {:>10.3e} {:>8} {:>9} {:>9} {:>10}",
+                "{:<11} {:>3} {:>11} {:>9} {:>11.3e} {:>10.3e} {:>8} {:>9} {:>9} {:>10} {:>9}",
                 name,
                 test.threads.len(),
                 prov("kernel.instances_per_launch"),
@@ -91,6 +93,7 @@ pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
                 us(stats.host_us_per_launch()),
                 prov("kernel.occupancy"),
                 roofline.map_or("-".into(), |r| format!("{:.2} %", 100.0 * r)),
+                prov("kernel.launch_mode"),
             );
             Ok(())
         })?;
@@ -116,6 +119,8 @@ fn device_model(name: &str) -> Result<(DeviceLimits, &'static str), AppError> {
 /// Prints the launch plan of every shape under every preset on the device model.
 fn dry_run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
     let (limits, model) = device_model(&args.device_model)?;
+    let (steady, mode) = calls_batch(&args.options)?;
+    let calls = calls_per_launch(&batch(steady, mode));
     let ptxas_usage =
         |k: &crate::codegen::Kernel| entry_usage(&k.ptx, "sm_90", &k.layout.test_launch.entry).ok();
     println!(
@@ -136,13 +141,22 @@ fn dry_run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
             match plan(test, &stress, &limits, &ptxas_usage) {
                 Ok(row) => {
                     assumed |= !row.measured;
-                    println!("{}", plan_line(name, test.threads.len(), &row));
+                    println!(
+                        "{} {calls:>12.4}",
+                        plan_line(name, test.threads.len(), &row)
+                    );
                 }
                 Err(e) => println!("{name:<11} cannot be planned: {e}"),
             }
             Ok(())
         })?;
     }
+    println!(
+        "\ncalls/launch: driver calls that submit kernels per launch (test + collect kernel) in \
+         a batch of {}: {}; the histogram is read once per batch",
+        steady,
+        calls_note(mode)
+    );
     if assumed {
         println!(
             "\n* registers assumed ({ASSUMED_REGISTERS} per thread): no ptxas found (see \
@@ -152,10 +166,31 @@ fn dry_run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
     Ok(Exit::Success)
 }
 
+/// The batch a run with `options` submits in steady state (a time budget's batches come in
+/// whole graphs; `batch=N` fixes it) and its launch mode.
+fn calls_batch(options: &[String]) -> Result<(u64, LaunchMode), AppError> {
+    let o = match backend_options(Backend::Cuda, options)?.backend {
+        BackendOptions::Cuda(o) => o,
+        BackendOptions::Cpu(_) => cuda::CudaOptions::default(),
+    };
+    let n = o.batch.unwrap_or_else(|| o.launch_mode.round_up(1));
+    Ok((n, o.launch_mode))
+}
+
+/// What the mode submits, in words.
+fn calls_note(mode: LaunchMode) -> String {
+    match mode {
+        LaunchMode::Graph(k) => format!(
+            "graph:{k}, one cuGraphLaunch per {k} launches (-o graph=off: two cuLaunchKernelEx)"
+        ),
+        LaunchMode::Direct => "direct, two cuLaunchKernelEx per launch".into(),
+    }
+}
+
 /// The header of the plan's table.
 fn plan_header() -> String {
     format!(
-        "{:<11} {:>3} {:>5} {:>6} {:<19} {:>11} {:>4} {:>3} {:>11} {:>9} {:>6} {:>12}",
+        "{:<11} {:>3} {:>5} {:>6} {:<19} {:>11} {:>4} {:>3} {:>11} {:>9} {:>6} {:>12} {:>12}",
         "shape",
         "thr",
         "regs",
@@ -167,7 +202,8 @@ fn plan_header() -> String {
         "inst/launch",
         "occupancy",
         "B/inst",
-        "bound inst/s"
+        "bound inst/s",
+        "calls/launch"
     )
 }
 

@@ -146,7 +146,7 @@ pub const LIBRARY_NAMES: [&str; 2] = ["libcuda.so", "libcuda.so.1"];
 /// Every driver entry point the backend calls, under the name `libcuda` exports it (cudarc
 /// looks each up on its first call and panics when the library lacks it). `open` looks them
 /// all up first, so that a driver without one is refused, naming it, before anything runs.
-pub const SYMBOLS: [&str; 46] = [
+pub const SYMBOLS: [&str; 52] = [
     "cuArray3DCreate_v2",
     "cuArrayDestroy",
     "cuCtxSetCurrent",
@@ -163,6 +163,10 @@ pub const SYMBOLS: [&str; 46] = [
     "cuEventElapsedTime",
     "cuEventRecord",
     "cuFuncGetAttribute",
+    "cuGraphDestroy",
+    "cuGraphExecDestroy",
+    "cuGraphInstantiateWithFlags",
+    "cuGraphLaunch",
     "cuInit",
     "cuLaunchKernelEx",
     "cuLinkAddData_v2",
@@ -187,7 +191,9 @@ pub const SYMBOLS: [&str; 46] = [
     "cuModuleUnload",
     "cuOccupancyMaxActiveBlocksPerMultiprocessor",
     "cuOccupancyMaxActiveClusters",
+    "cuStreamBeginCapture_v2",
     "cuStreamCreate",
+    "cuStreamEndCapture",
     "cuStreamQuery",
     "cuSurfObjectCreate",
     "cuSurfObjectDestroy",

@@ -14,6 +14,9 @@
 //!   grid that fills the GPU in whole clusters;
 //! - `seeds`: per-launch seeds from the run's seed and the test's name (replayable placement);
 //! - `schedule`: how many launches to enqueue between two host synchronisations;
+//! - `submit`: a batch's driver calls as data (direct launches, graph replays, the histogram
+//!   read), so their count per launch is tested;
+//! - `stats`: a test's launch timing (GPU and host time per launch) and driver calls;
 //! - `tally`: decoding of the device histogram, the checksum and the stress self-test;
 //! - `options`: the backend's `-o key=value` options;
 //! - `provenance`: device facts as provenance entries;
@@ -24,7 +27,8 @@
 //! Driver parts: `driver` (detection, the process-wide device, sticky errors), `module` (JIT
 //! with logs, cubin kept), `buffers` (allocated and zeroed once, on the run's stream),
 //! `objects` (the texture and surface objects, destroyed after the stream drains),
-//! `launch` (`cuLaunchKernelEx`, events), `wait` (bounded waits on the stream), `runner` (the
+//! `launch` (`cuLaunchKernelEx`, the argument list built once, events), `graph` (k launches
+//! captured once into a CUDA graph, replayed by one `cuGraphLaunch`), `wait` (bounded waits on the stream), `runner` (the
 //! launch loop).
 //!
 //! # Invariants
@@ -33,9 +37,11 @@
 //!   found to export every function the backend calls (`driver::SYMBOLS`; cudarc would panic
 //!   at the first call of a missing one); every failure is a one-line message naming the
 //!   CUresult (`{:?}` of `DriverError.0`), never a panic.
-//! - Per launch the host only enqueues two kernels (`litmus_test`, `litmus_collect`); buffers
-//!   are zeroed once per test, the device resets its own state, and the histogram is read back
-//!   once per batch (about every 0.1 s).
+//! - Per launch the host does no work beyond submitting it: two kernels (`litmus_test`,
+//!   `litmus_collect`) with the same arguments every time, or a share of one graph replay;
+//!   buffers are zeroed once per test, the device resets its own state and derives its seeds,
+//!   and the histogram is read back once per batch (about every 0.1 s). A graph that cannot be
+//!   captured or instantiated falls back to direct launches, recorded, never failing the test.
 //! - Launch `i` of a test gets seed `LaunchSeeds::new(run seed, test name)[i]`, so `--seed` and
 //!   `--replay` reproduce every placement and stress draw. The device derives it from the seed
 //!   state the kernels take and the launch index in the Sync buffer, so every launch of a test
@@ -54,6 +60,7 @@ pub mod compiler;
 mod config;
 mod driver;
 mod fit;
+mod graph;
 mod launch;
 mod module;
 mod objects;
@@ -63,6 +70,9 @@ mod provenance;
 mod runner;
 mod schedule;
 mod seeds;
+mod stats;
+pub mod submit;
+mod submitter;
 mod support;
 mod tally;
 mod textures;
@@ -73,8 +83,9 @@ pub use args::ArgValue;
 pub use config::{ClusterMode, DeviceLimits, LaunchPlan};
 pub use options::{CudaOptions, DEFAULT_WAIT_S, KEYS};
 pub use provenance::DeviceInfo;
-pub use runner::{LaunchStats, Program};
+pub use runner::Program;
 pub use seeds::LaunchSeeds;
+pub use stats::LaunchStats;
 
 use crate::codegen::{CodegenError, Kernel, Stress};
 use crate::harness::BackendOptions;

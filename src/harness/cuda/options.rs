@@ -1,6 +1,7 @@
 //! The CUDA backend's options, read from [`RunParams::options`](crate::harness::RunParams).
 
 use super::compiler::Compiler;
+use super::submit::{LaunchMode, DEFAULT_GRAPH};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -25,6 +26,9 @@ pub struct CudaOptions {
     /// launched as the preset states it (`grid=preset`); see
     /// [`super::occupancy::fills`].
     pub fill: bool,
+    /// How launches are submitted (`graph=K`, the default [`DEFAULT_GRAPH`]: a CUDA graph of
+    /// K launches per driver call; `graph=off`: two direct launches per launch).
+    pub launch_mode: LaunchMode,
 }
 
 /// Seconds a test's waits may take at least (JIT, set-up and a batch of launches).
@@ -39,12 +43,18 @@ impl Default for CudaOptions {
             wait_s: DEFAULT_WAIT_S,
             compiler: Compiler::Jit,
             fill: true,
+            launch_mode: LaunchMode::Graph(DEFAULT_GRAPH),
         }
     }
 }
 
 /// Keys this backend understands.
-pub const KEYS: [&str; 6] = ["device", "batch", "sass_dir", "wait_s", "compiler", "grid"];
+pub const KEYS: [&str; 7] = [
+    "device", "batch", "sass_dir", "wait_s", "compiler", "grid", "graph",
+];
+
+/// Most launches one graph may hold (`graph=K`).
+pub const MAX_GRAPH: u32 = 1024;
 
 impl CudaOptions {
     /// Reads the options, rejecting unknown keys and bad values.
@@ -85,6 +95,7 @@ impl CudaOptions {
                         _ => return Err(format!("cuda option grid={v}: expected fill or preset")),
                     }
                 }
+                "graph" => o.launch_mode = launch_mode(v)?,
                 "compiler" => o.compiler = v.parse().map_err(|e| format!("cuda option {e}"))?,
                 "sass_dir" if !v.is_empty() => o.sass_dir = Some(PathBuf::from(v)),
                 "sass_dir" => return Err("cuda option sass_dir: expected a directory".into()),
@@ -98,6 +109,18 @@ impl CudaOptions {
         }
         Ok(o)
     }
+}
+
+/// The value of `graph=`: `off`, or the launches per graph.
+fn launch_mode(v: &str) -> Result<LaunchMode, String> {
+    if v == "off" {
+        return Ok(LaunchMode::Direct);
+    }
+    v.parse()
+        .ok()
+        .filter(|k| (1..=MAX_GRAPH).contains(k))
+        .map(LaunchMode::Graph)
+        .ok_or_else(|| format!("cuda option graph={v}: expected off or 1..={MAX_GRAPH} launches"))
 }
 
 #[cfg(test)]
@@ -149,5 +172,12 @@ mod tests {
         assert!(CudaOptions::parse(&map(&[("grid", "full")]))
             .unwrap_err()
             .contains("fill or preset"));
+        let mode = |v: &str| CudaOptions::parse(&map(&[("graph", v)])).map(|o| o.launch_mode);
+        assert_eq!(CudaOptions::default().launch_mode, LaunchMode::Graph(64));
+        assert_eq!(mode("off"), Ok(LaunchMode::Direct));
+        assert_eq!(mode("8"), Ok(LaunchMode::Graph(8)));
+        for bad in ["0", "1025", "on", ""] {
+            assert!(mode(bad).unwrap_err().contains("off or 1..=1024"), "{bad}");
+        }
     }
 }

@@ -15,12 +15,15 @@ use super::objects::Objects;
 use super::options::CudaOptions;
 use super::schedule::Schedule;
 use super::seeds::LaunchSeeds;
+use super::stats::LaunchStats;
+use super::submit;
+use super::submitter::Submitter;
 use super::support;
 use super::tally;
 use crate::codegen::{BufferKind, DeviceCounts, Layout, Stress};
 use crate::harness::parts::Parts;
 use crate::harness::watchdog;
-use crate::harness::{Control, Progress, RunError, RunParams};
+use crate::harness::{Budget, Control, Progress, RunError, RunParams};
 use crate::litmus::{file_stem, fnv1a64};
 use crate::outcome::Histogram;
 use cudarc::driver::sys::CUfunction_attribute as FnAttr;
@@ -39,41 +42,6 @@ pub struct Program<'a> {
     pub layout: &'a Layout,
     /// The incantations compiled into it.
     pub stress: &'a Stress,
-}
-
-/// Timing of a test's launches.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct LaunchStats {
-    /// Launches of `litmus_test` (each followed by one of `litmus_collect`).
-    pub launches: u64,
-    /// Milliseconds of GPU time from the first launch to the last, by events.
-    pub gpu_ms: f64,
-    /// Seconds the host spent in launch calls (including waits for room in a full launch
-    /// queue, so with a busy GPU this approaches `wall_s`).
-    pub enqueue_s: f64,
-    /// Launch pairs enqueued right after a synchronisation, when the launch queue had room.
-    pub burst_launches: u64,
-    /// Seconds the host spent enqueueing those: the host's own cost per launch.
-    pub burst_s: f64,
-    /// Wall-clock seconds from the first launch to the last result read.
-    pub wall_s: f64,
-}
-
-/// Launch pairs at the start of each batch whose enqueueing is timed as the host's own cost:
-/// few enough that the driver's launch queue, just drained, never fills.
-pub const BURST: u64 = 32;
-
-impl LaunchStats {
-    /// Host microseconds per launch pair (test + collect kernel) while the launch queue had
-    /// room; `None` before a batch of at least [`BURST`] launches.
-    pub fn host_us_per_launch(&self) -> Option<f64> {
-        (self.burst_launches > 0).then(|| 1e6 * self.burst_s / self.burst_launches as f64)
-    }
-
-    /// GPU microseconds per launch pair.
-    pub fn gpu_us_per_launch(&self) -> Option<f64> {
-        (self.launches > 0).then(|| 1e3 * self.gpu_ms / self.launches as f64)
-    }
 }
 
 /// What a test's run produced.
@@ -159,7 +127,7 @@ pub fn execute(
     // Dropped before `objects`, `buffers` and `module`: waits for queued launches on every
     // way out.
     let _drain = Drain(gpu.stream, deadline);
-    let mut test = Launcher::new(test_fn, &test_plan, gpu.stream);
+    let test = Launcher::new(test_fn, &test_plan, gpu.stream);
     let collect = Launcher::new(collect_fn, &collect_plan, gpu.stream);
     let mut seeds = LaunchSeeds::new(params.seed, prog.name);
     // The same arguments for every launch: each launch derives its seed on the device from the
@@ -170,6 +138,7 @@ pub fn execute(
     // it also advances the launch index to 1, the first test launch's.
     collect.launch(&args)?;
     buffers.read_histogram(gpu.stream, deadline, &what)?;
+    let mut sub = Submitter::new(test, collect, &args, gpu.stream, opts.launch_mode);
 
     let schedule = Schedule::new(params.budget, layout.instances, opts.batch);
     let mut stats = LaunchStats::default();
@@ -182,7 +151,12 @@ pub fn execute(
     let started = Instant::now();
     let mut words;
     loop {
-        let n = schedule.next_batch(stats.launches, started.elapsed().as_secs_f64());
+        let mut n = schedule.next_batch(stats.launches, started.elapsed().as_secs_f64());
+        // A time budget's batches after the first (timed) one come in whole graphs.
+        if stats.launches > 0 && opts.batch.is_none() && matches!(params.budget, Budget::Seconds(_))
+        {
+            n = sub.mode.round_up(n);
+        }
         if n == 0 {
             break;
         }
@@ -192,22 +166,17 @@ pub fn execute(
         }
         batch_seeds.clear();
         batch_seeds.extend(seeds.by_ref().take(n as usize));
-        let enqueue = Instant::now();
-        for i in 0..n {
-            if i == BURST {
-                stats.burst_s += enqueue.elapsed().as_secs_f64();
-                stats.burst_launches += BURST;
-            }
-            if stats.launches == 0 && i == 0 {
-                // The first launch settles how the cluster dimension is given (see below).
-                test = first_launch(test, test_fn, &test_plan, gpu, &args, &mut kernel)?;
-            } else {
-                test.launch(&args)?;
-            }
-            collect.launch(&args)?;
+        let mut left = n;
+        if stats.launches == 0 {
+            // The first launch settles how the cluster dimension is given (see below), before
+            // a graph is captured with that launcher.
+            sub.test = first_launch(sub.test, test_fn, &test_plan, gpu, &args, &mut kernel)?;
+            sub.collect.launch(&args)?;
+            stats.launch_calls += 2;
+            stats.launches += 1;
+            left -= 1;
         }
-        stats.enqueue_s += enqueue.elapsed().as_secs_f64();
-        stats.launches += n;
+        sub.submit(&submit::batch(left, sub.mode), &mut stats)?;
         let (any, at_least) = tally::expected_stress(layout, prog.stress, &batch_seeds);
         expected = (expected.0 || any, expected.1 + at_least);
         words = buffers.read_histogram(gpu.stream, deadline, &what)?;
@@ -232,6 +201,17 @@ pub fn execute(
     if let Some(us) = stats.host_us_per_launch() {
         kernel.insert("kernel.host_us_per_launch".into(), format!("{us:.2}"));
     }
+    kernel.insert("kernel.launch_mode".into(), sub.mode_name());
+    if let Some(why) = &sub.fallback {
+        kernel.insert("kernel.graph_fallback".into(), support::log_summary(why, 2));
+    }
+    kernel.insert(
+        "kernel.launch_calls_per_launch".into(),
+        format!(
+            "{:.4}",
+            stats.launch_calls as f64 / stats.launches.max(1) as f64
+        ),
+    );
     Ok(Measured {
         counts,
         parts: parts.into_histograms(),
@@ -304,25 +284,4 @@ fn save_artifacts(
     write("cubin", &module.cubin)?;
     write("ptx", prog.ptx.as_bytes())?;
     write("jit.log", module.info_log.as_bytes())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn per_launch_times_come_from_the_right_counts() {
-        let mut s = LaunchStats::default();
-        assert_eq!(s.host_us_per_launch(), None);
-        assert_eq!(s.gpu_us_per_launch(), None);
-        s.launches = 1000;
-        s.gpu_ms = 30.0;
-        s.enqueue_s = 0.03;
-        s.burst_launches = 2 * BURST;
-        s.burst_s = 2.0 * BURST as f64 * 4e-6;
-        // 30 ms of GPU time over 1000 launches; the host cost is the burst's, not the total
-        // enqueue time, which includes waiting for the GPU.
-        assert!((s.gpu_us_per_launch().unwrap() - 30.0).abs() < 1e-9);
-        assert!((s.host_us_per_launch().unwrap() - 4.0).abs() < 1e-9);
-    }
 }
