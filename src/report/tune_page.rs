@@ -309,7 +309,7 @@ mod tests {
             min_chunks: 2,
             max_chunks: 3,
             finalists: 3,
-            final_rounds: 4,
+            final_rounds: 10,
         };
         SearchRecord {
             family: "SB".into(),

@@ -3,8 +3,10 @@
 //! count is bimodal (the roles either overlap on two cores or one waits descheduled and
 //! nothing weak happens), so the best of many configurations is partly the luckiest. Here the
 //! baseline and the search's best few are measured again, afresh, in rounds (each round one
-//! chunk of each, in rotated order, so load changes hit all alike); a finalist leaves once its
-//! 99 % interval has lain wholly below the best lower bound for [`HOLD`] consecutive rounds.
+//! chunk of each, in rotated order, so load changes hit all alike), and compared by the
+//! median of their chunks' rates ([`median_estimate`]: a few chunks the machine spoilt move
+//! only its interval's outer order statistics); a finalist leaves once its 99 % interval has
+//! lain wholly below the best lower bound for [`HOLD`] consecutive rounds.
 //! Whatever remains is a tie, settled by a rule that does not look at the measurements: the
 //! finalist nearest the baseline ([`canonical`]). So a rerun changes its answer only if a
 //! difference is clear in one run and not even arguable in the other.
@@ -12,7 +14,7 @@
 use super::rng::derive;
 use super::search::{Evaluator, Trial};
 use super::space::{Point, Space};
-use super::stats::{estimate, Estimate, Sample};
+use super::stats::{estimate, median_estimate, Estimate, Sample};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
@@ -30,7 +32,7 @@ pub struct Decision {
     pub finalists: Vec<usize>,
     /// Each finalist's fresh chunks, in the order of `finalists`.
     pub samples: Vec<Vec<Sample>>,
-    /// Their estimates.
+    /// Their estimates: the median chunk rate with its order-statistic interval.
     pub estimates: Vec<Estimate>,
     /// The finalists still in at the end (none was significantly better), nearest the
     /// baseline first; the first is the winner.
@@ -113,7 +115,7 @@ pub fn race(
             let seed = derive(plan.seed, &[FINAL_TAG, d.finalists[k] as u64, round as u64]);
             let point = &trials[d.finalists[k]].point;
             d.samples[k].push(eval.sample(point, seed)?);
-            d.estimates[k] = estimate(&d.samples[k]);
+            d.estimates[k] = median_estimate(&d.samples[k]);
         }
         d.rounds = round + 1;
         if d.rounds >= plan.min_rounds.max(2) {
@@ -208,7 +210,7 @@ mod tests {
         let plan = FinalPlan {
             seed,
             finalists: rates.len(),
-            rounds: 12,
+            rounds: 16,
             min_rounds: 3,
         };
         race(&space(), &trials, (0..rates.len()).collect(), &plan, &mut e).unwrap()
@@ -224,9 +226,9 @@ mod tests {
 
     #[test]
     fn indistinguishable_finalists_tie_and_the_baseline_nearest_wins_whatever_the_noise() {
-        // A loaded machine: chunks scatter by half and one in four sees nothing.
+        // A loaded machine: chunks scatter by half and one in eight sees nothing.
         for seed in 0..20 {
-            let d = decide(&[1000.0, 1050.0, 1000.0, 100.0], 0.5, 4, seed);
+            let d = decide(&[1000.0, 1050.0, 1000.0, 100.0], 0.5, 8, seed);
             assert_eq!(d.tied.first(), Some(&0), "seed {seed}: {d:?}");
             assert!(
                 !d.tied.contains(&3),

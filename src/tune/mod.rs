@@ -15,4 +15,4 @@ pub use decide::{Decision, FinalPlan};
 pub use record::{ParamRecord, SearchRecord};
 pub use search::{search, Evaluator, Outcome, Phase, Plan, Trial};
 pub use space::{Param, Point, Space};
-pub use stats::{estimate, Estimate, Sample};
+pub use stats::{estimate, median_estimate, Estimate, Sample};

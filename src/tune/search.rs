@@ -419,7 +419,7 @@ mod tests {
         };
         let with_race = Plan {
             finalists: 3,
-            final_rounds: 6,
+            final_rounds: 10,
             ..plan(1)
         };
         let space = e.space.clone();
