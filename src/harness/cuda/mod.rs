@@ -81,6 +81,7 @@ mod wait;
 
 pub use args::ArgValue;
 pub use config::{ClusterMode, DeviceLimits, LaunchPlan};
+pub use driver::SYMBOLS as DRIVER_SYMBOLS;
 pub use options::{CudaOptions, DEFAULT_WAIT_S, KEYS};
 pub use provenance::DeviceInfo;
 pub use runner::Program;
