@@ -28,7 +28,9 @@
 //! with logs, cubin kept), `buffers` (allocated and zeroed once, on the run's stream),
 //! `objects` (the texture and surface objects, destroyed after the stream drains),
 //! `launch` (`cuLaunchKernelEx`, the argument list built once, events), `graph` (k launches
-//! captured once into a CUDA graph, replayed by one `cuGraphLaunch`), `wait` (bounded waits on the stream), `runner` (the
+//! captured once into a CUDA graph, replayed by one `cuGraphLaunch`), `submitter` (a batch's
+//! plan carried out, falling back to direct launches; its logic is tested with a driver
+//! double), `wait` (bounded waits on the stream), `runner` (the
 //! launch loop).
 //!
 //! # Invariants

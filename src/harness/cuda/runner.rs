@@ -17,7 +17,7 @@ use super::schedule::Schedule;
 use super::seeds::LaunchSeeds;
 use super::stats::LaunchStats;
 use super::submit;
-use super::submitter::Submitter;
+use super::submitter::{Stream, Submitter};
 use super::support;
 use super::tally;
 use crate::codegen::{BufferKind, DeviceCounts, Layout, Stress};
@@ -138,7 +138,10 @@ pub fn execute(
     // it also advances the launch index to 1, the first test launch's.
     collect.launch(&args)?;
     buffers.read_histogram(gpu.stream, deadline, &what)?;
-    let mut sub = Submitter::new(test, collect, &args, gpu.stream, opts.launch_mode);
+    let mut sub = Submitter::new(
+        Stream::new(test, collect, &args, gpu.stream),
+        opts.launch_mode,
+    );
 
     let schedule = Schedule::new(params.budget, layout.instances, opts.batch);
     let mut stats = LaunchStats::default();
@@ -170,8 +173,9 @@ pub fn execute(
         if stats.launches == 0 {
             // The first launch settles how the cluster dimension is given (see below), before
             // a graph is captured with that launcher.
-            sub.test = first_launch(sub.test, test_fn, &test_plan, gpu, &args, &mut kernel)?;
-            sub.collect.launch(&args)?;
+            let d = &mut sub.device;
+            first_launch(&mut d.test, test_fn, &test_plan, gpu, &args, &mut kernel)?;
+            d.collect.launch(&args)?;
             stats.launch_calls += 2;
             stats.launches += 1;
             left -= 1;
@@ -236,17 +240,17 @@ pub fn probe(gpu: &Gpu, prog: &Program<'_>, opts: &CudaOptions) -> Result<Fit, R
 /// Makes the first launch of the test kernel. A kernel that states its cluster size is launched
 /// without the cluster attribute, as CUDA launches `__cluster_dims__` kernels; should a driver
 /// insist on the attribute, the launch is repeated once with it (the same dimensions), and that
-/// launcher is kept.
+/// launcher replaces `test`.
 fn first_launch(
-    test: Launcher,
+    test: &mut Launcher,
     func: cudarc::driver::sys::CUfunction,
     plan: &LaunchPlan,
     gpu: &Gpu,
     args: &Args,
     kernel: &mut BTreeMap<String, String>,
-) -> Result<Launcher, String> {
+) -> Result<(), String> {
     let Err(first) = test.launch(args) else {
-        return Ok(test);
+        return Ok(());
     };
     let ClusterMode::CompileTime(dim) = plan.cluster else {
         return Err(first);
@@ -260,7 +264,8 @@ fn first_launch(
         .launch(args)
         .map_err(|e| format!("{first}; again with the cluster attribute: {e}"))?;
     kernel.insert("kernel.test_launch".into(), retry.describe());
-    Ok(again)
+    *test = again;
+    Ok(())
 }
 
 /// Saves the cubin the driver JIT'd, its JIT log and the PTX under `dir`, named after the test
