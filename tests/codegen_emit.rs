@@ -170,3 +170,39 @@ fn proxies_are_refused_naming_the_construct() {
     }
     assert!(refused > 50, "only {refused} proxy tests refused");
 }
+
+#[test]
+fn partner_distances_sizes_the_cluster_multiplier_table_the_kernel_indexes() {
+    let test = load("litmus/mp/MP+rel.gpu+acq.gpu.litmus");
+    let with = |k: u32| {
+        let stress = Stress {
+            partner_distances: k,
+            ..Stress::full_stress()
+        };
+        codegen::build(&test, &stress).unwrap()
+    };
+    let table = |ptx: &str| {
+        let line = ptx
+            .lines()
+            .find(|l| l.contains("litmus_mul_cluster["))
+            .expect("a cluster multiplier table")
+            .to_string();
+        let inner = &line[line.find('{').unwrap() + 1..line.find('}').unwrap()];
+        inner.split(", ").count()
+    };
+    // The presets' 8: index and offset from the hash's low 3 bits and the rest.
+    let eight = with(8);
+    assert_eq!(table(&eight.ptx), 8);
+    assert!(eight.ptx.contains("and.b32 %h2, %h, 7;"));
+    let wide = with(40);
+    assert_eq!(table(&wide.ptx), 40);
+    assert!(wide.ptx.contains("rem.u32 %h2, %h, 40;"));
+    assert!(wide.ptx.contains("div.u32 %h, %h, 40;"));
+    // The warp permutation keeps its 8.
+    assert!(wide.ptx.contains("litmus_mul_warp[8]"));
+    assert_eq!(table(&with(1).ptx), 1);
+    if tools_present("partner_distances_sizes_the_cluster_multiplier_table_the_kernel_indexes") {
+        let c = ptx_litmus::sass::check_kernel(&wide, "sm_90").unwrap();
+        assert!(c.ok(), "{:?}", c.errors());
+    }
+}

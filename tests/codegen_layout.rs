@@ -428,3 +428,45 @@ fn a_generic_alias_of_shared_memory_is_refused() {
         "{e}"
     );
 }
+
+/// The CTA distances between P0 and P1 of every instance over 200 shuffled launches of a
+/// test whose two roles are in different CTAs, with `partner_distances = k`.
+fn partner_distances(k: u32) -> BTreeSet<u32> {
+    let test = ring(&[place(0, None, None), place(1, None, None)], false);
+    let stress = Stress {
+        testing_ctas: 64,
+        max_ctas: 64,
+        partner_distances: k,
+        ..small()
+    };
+    let l = layout(&test, &stress);
+    let n = l.testing_ctas;
+    let mut out = BTreeSet::new();
+    for seed in 0..200 {
+        for (_, pos) in bijection(&l, &test, &Perms::from_seed(&l, 100, seed)) {
+            out.insert((pos[1].0 + n - pos[0].0) % n);
+        }
+    }
+    out
+}
+
+#[test]
+fn partner_distances_bounds_the_distinct_cta_distances_a_launch_draws() {
+    // One multiplier: the same neighbour in every launch.
+    assert_eq!(partner_distances(1), BTreeSet::from([1]));
+    let eight = partner_distances(8);
+    assert!(eight.len() <= 8 && eight.len() > 1, "{eight:?}");
+    // 32 co-prime multipliers of 32 testing clusters' worth: every odd distance.
+    let many = partner_distances(32);
+    assert!(many.len() > 8, "{many:?}");
+    assert!(many.iter().all(|d| d % 2 == 1), "{many:?}");
+    for bad in [0, 65] {
+        let e = Stress {
+            partner_distances: bad,
+            ..small()
+        }
+        .validate()
+        .unwrap_err();
+        assert!(e.contains(&format!("partner_distances = {bad}")), "{e}");
+    }
+}

@@ -106,6 +106,21 @@ pub struct Stress {
     /// Whether every instance uses the same memory for each location (instances then interfere,
     /// and outcomes outside the test's outcome space become possible).
     pub aliased_memory: bool,
+    /// How many distinct partner-CTA distances a shuffled launch may draw: the multipliers of
+    /// the cluster permutation it picks from (a test CTA's partner lies the inverse of the
+    /// multiplier away, mod the testing clusters), 1 to [`MAX_PARTNER_DISTANCES`].
+    #[serde(default = "default_partner_distances")]
+    pub partner_distances: u32,
+}
+
+/// Most partner-CTA distances a launch may draw from (`partner_distances`).
+pub const MAX_PARTNER_DISTANCES: u32 = 64;
+
+/// The partner-CTA distances of the presets (8, the table size kernels had before the key).
+pub const DEFAULT_PARTNER_DISTANCES: u32 = 8;
+
+fn default_partner_distances() -> u32 {
+    DEFAULT_PARTNER_DISTANCES
 }
 
 /// The named presets.
@@ -138,6 +153,7 @@ impl Stress {
             permute_first: 1,
             permute_second: 1,
             aliased_memory: false,
+            partner_distances: DEFAULT_PARTNER_DISTANCES,
         }
     }
 
@@ -229,6 +245,7 @@ impl Stress {
             permute_first: 2 * pick(0, 512) + 1,
             permute_second: 2 * pick(0, 512) + 1,
             aliased_memory: false,
+            partner_distances: DEFAULT_PARTNER_DISTANCES,
         }
     }
 
@@ -266,6 +283,12 @@ impl Stress {
         }
         if self.stress_line_size == 0 || self.stress_target_lines == 0 {
             return Err("stress_line_size and stress_target_lines must be at least 1".into());
+        }
+        if !(1..=MAX_PARTNER_DISTANCES).contains(&self.partner_distances) {
+            return Err(format!(
+                "partner_distances = {} must be in 1..={MAX_PARTNER_DISTANCES}",
+                self.partner_distances
+            ));
         }
         if self.permute_first == 0 || self.permute_second == 0 {
             return Err("permute_first and permute_second must be non-zero".into());

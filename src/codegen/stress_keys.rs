@@ -36,7 +36,7 @@ impl ValueKind {
 pub struct StressKey {
     /// The key, the name of the `Stress` field and of the `incantations` entry of `run.json`.
     pub name: &'static str,
-    /// cuda-litmus's name for the same setting.
+    /// cuda-litmus's name for the same setting (empty where it has none).
     pub alias: &'static str,
     /// Its value's kind.
     pub kind: ValueKind,
@@ -47,7 +47,7 @@ const fn key(name: &'static str, alias: &'static str, kind: ValueKind) -> Stress
 }
 
 /// Every settable incantation, in the order of [`Stress`]'s fields (see their doc comments).
-pub const STRESS_KEYS: [StressKey; 18] = [
+pub const STRESS_KEYS: [StressKey; 19] = [
     key("testing_ctas", "testingWorkgroups", ValueKind::Count),
     key("max_ctas", "maxWorkgroups", ValueKind::Count),
     key("cta_size", "workgroupSize", ValueKind::Count),
@@ -78,6 +78,9 @@ pub const STRESS_KEYS: [StressKey; 18] = [
     key("permute_first", "permuteFirst", ValueKind::Count),
     key("permute_second", "permuteSecond", ValueKind::Count),
     key("aliased_memory", "aliasedMemory", ValueKind::Flag),
+    // cuda-litmus has no such parameter: a thread's partner CTA there follows from its thread
+    // id (`stripe_workgroup`).
+    key("partner_distances", "", ValueKind::Count),
 ];
 
 /// A mutable view of one field, by its type.
@@ -91,7 +94,7 @@ enum Field<'a> {
 pub fn find_key(name: &str) -> Option<&'static StressKey> {
     STRESS_KEYS
         .iter()
-        .find(|k| k.name == name || k.alias == name)
+        .find(|k| k.name == name || (!k.alias.is_empty() && k.alias == name))
 }
 
 /// The error text of a key that is none of [`STRESS_KEYS`].
@@ -148,6 +151,7 @@ impl Stress {
             "permute_first" => Number(&mut self.permute_first),
             "permute_second" => Number(&mut self.permute_second),
             "aliased_memory" => Flag(&mut self.aliased_memory),
+            "partner_distances" => Number(&mut self.partner_distances),
             _ => return None,
         })
     }

@@ -83,7 +83,7 @@ pub fn emit(test: &Test, layout: &Layout, stress: &Stress) -> Result<Kernel, Cod
     let skeletons = Skeletons::of(&layout.shape, &roles)?;
     let version = ptx_version(test);
     let mut ptx = header(test, layout, stress, version);
-    ptx.push_str(&tables::render(&layout.shape, &skeletons));
+    ptx.push_str(&tables::render(layout, &skeletons));
     ptx.push('\n');
     for r in &roles {
         ptx.push_str(&r.ptx);

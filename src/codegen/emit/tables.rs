@@ -4,7 +4,7 @@
 
 use super::skeleton::Skeletons;
 use super::NONE;
-use crate::codegen::layout::{multiplier_table, Shape};
+use crate::codegen::layout::{multiplier_table, Layout, Shape, WARP_MULTIPLIERS};
 
 /// `.const .u32 name[] = {vals}`.
 fn table(name: &str, vals: &[u64]) -> String {
@@ -35,11 +35,16 @@ fn roles(shape: &Shape) -> Vec<u64> {
 }
 
 /// The tables of a kernel.
-pub fn render(shape: &Shape, skeletons: &Skeletons) -> String {
+pub fn render(layout: &Layout, skeletons: &Skeletons) -> String {
+    let shape = &layout.shape;
     let qc = u64::from(shape.tiles * shape.clusters);
     let nw = u64::from(shape.blocks * shape.groups_per_block);
-    let mut out = table("litmus_mul_cluster", &multiplier_table(qc));
-    out.push_str(&table("litmus_mul_warp", &multiplier_table(nw)));
+    let k = u64::from(layout.partner_distances.max(1));
+    let mut out = table("litmus_mul_cluster", &multiplier_table(qc, k));
+    out.push_str(&table(
+        "litmus_mul_warp",
+        &multiplier_table(nw, WARP_MULTIPLIERS),
+    ));
     out.push_str(&table("litmus_roles", &roles(shape)));
     out.push_str(&table("litmus_skel", &skeletons.table));
     out

@@ -12,7 +12,7 @@ use super::skeleton::Skeletons;
 use super::NONE;
 use crate::codegen::fragments::SPIN_BOUND;
 use crate::codegen::func::Func;
-use crate::codegen::layout::{as_u32, Layout, Salt};
+use crate::codegen::layout::{as_u32, Layout, Salt, WARP_MULTIPLIERS};
 use crate::codegen::lower::{LocArg, RoleCode};
 use crate::codegen::ptx::PSpace;
 use crate::codegen::stress::Stress;
@@ -142,13 +142,15 @@ impl Entry<'_> {
         if self.stress.shuffle_pct > 0 {
             chance(f, "%shuf", Salt::Shuffle, self.stress.shuffle_pct);
             f.line("@!%shuf bra LITMUS_PLACED;");
-            for (salt, table, a, b, n) in [
+            let k = self.layout.partner_distances.max(1);
+            for (salt, table, a, b, n, k) in [
                 (
                     Salt::Cluster,
                     "litmus_mul_cluster",
                     "%am",
                     "%bm",
                     self.testing_clusters(),
+                    k,
                 ),
                 (
                     Salt::Warp,
@@ -156,14 +158,25 @@ impl Entry<'_> {
                     "%aw",
                     "%bw",
                     self.warp_slots(),
+                    WARP_MULTIPLIERS as u32,
                 ),
             ] {
+                // The table index is the hash mod k, the offset what is left of it (`and`
+                // and `shr` when k is 8, as `Perms::from_seed` computes).
                 mix(f, "%h", salt);
-                f.line("and.b32 %h2, %h, 7;");
+                if k == 8 {
+                    f.line("and.b32 %h2, %h, 7;");
+                } else {
+                    f.line(format!("rem.u32 %h2, %h, {k};"));
+                }
                 f.line(format!("mov.u64 %w64, {table};"));
                 f.line("mad.wide.u32 %w64, %h2, 4, %w64;");
                 f.line(format!("ld.const.u32 {a}, [%w64];"));
-                f.line("shr.u32 %h, %h, 3;");
+                if k == 8 {
+                    f.line("shr.u32 %h, %h, 3;");
+                } else {
+                    f.line(format!("div.u32 %h, %h, {k};"));
+                }
                 f.line(format!("rem.u32 {b}, %h, {n};"));
             }
             mix(f, "%h", Salt::Rank);

@@ -22,7 +22,7 @@ pub use abi::{
 pub use hash::{chance, mix32, Salt};
 pub use launch_seed::{launch_seed, SeedStep, GAMMA, SEED_STEPS, SYNC_LAUNCH_INDEX};
 pub use memory::LocationLayout;
-pub use placement::{multiplier_table, Assignment, Perms};
+pub use placement::{multiplier_table, Assignment, Perms, WARP_MULTIPLIERS};
 pub use shape::{RolePlace, Shape, WARP};
 
 use super::ptx::SURFACE_ROW;
@@ -97,6 +97,14 @@ pub struct Layout {
     /// [`SURFACE_ROW`] words ([`Layout::array_extent`]).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub array_words: u64,
+    /// Multipliers a shuffled launch picks its cluster permutation from, and so the most
+    /// distinct partner-CTA distances it can draw (`partner_distances`).
+    #[serde(default = "eight")]
+    pub partner_distances: u32,
+}
+
+fn eight() -> u32 {
+    8
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -186,6 +194,7 @@ impl Layout {
             alias_views,
             linear_texture,
             array_words,
+            partner_distances: stress.partner_distances,
         })
     }
 

@@ -65,10 +65,14 @@ impl Perms {
         let nw = u64::from(s.blocks * s.groups_per_block);
         let h = |salt| u64::from(mix32(seed, salt));
         let (hc, hw, hl) = (h(Salt::Cluster), h(Salt::Warp), h(Salt::Lane));
+        let k = u64::from(layout.partner_distances.max(1));
         Perms {
-            cluster: (multiplier_table(nc)[(hc & 7) as usize], (hc >> 3) % nc),
+            cluster: (multiplier_table(nc, k)[(hc % k) as usize], (hc / k) % nc),
             rank: h(Salt::Rank) % u64::from(s.cluster_dim),
-            warp: (multiplier_table(nw)[(hw & 7) as usize], (hw >> 3) % nw),
+            warp: (
+                multiplier_table(nw, WARP_MULTIPLIERS)[(hw & 7) as usize],
+                (hw >> 3) % nw,
+            ),
             lane: (2 * (hl & 15) + 1, (hl >> 4) & 31),
         }
     }
@@ -106,15 +110,21 @@ pub fn coprime_at_least(want: u64, n: u64) -> u64 {
     }
 }
 
-/// Multipliers co-prime with `n` from which a launch picks its permutation (8 entries, so the
-/// device indexes them with 3 bits of its hash).
-pub fn multiplier_table(n: u64) -> [u64; 8] {
-    let mut out = [1u64; 8];
+/// Multipliers a launch picks its warp permutation from (the device indexes them with 3 bits
+/// of its hash).
+pub const WARP_MULTIPLIERS: u64 = 8;
+
+/// `k` multipliers co-prime with `n` from which a launch picks its permutation, spread over
+/// the range so that permutations differ visibly. For the cluster permutation, the partner of
+/// a test CTA lies `a⁻¹ mod n` clusters away under multiplier `a`, so `k` bounds the distinct
+/// partner-CTA distances (fewer when `n` has fewer co-prime residues).
+pub fn multiplier_table(n: u64, k: u64) -> Vec<u64> {
+    let mut out = Vec::with_capacity(k as usize);
     let mut a = 1u64;
-    for slot in out.iter_mut() {
-        *slot = coprime_at_least(a, n);
-        // Spread the picks over the range so permutations differ visibly.
-        a = *slot + n / 8 + 1;
+    for _ in 0..k {
+        let m = coprime_at_least(a, n);
+        out.push(m);
+        a = m + n / k + 1;
     }
     out
 }
