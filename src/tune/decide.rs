@@ -12,9 +12,9 @@
 //! difference is clear in one run and not even arguable in the other.
 
 use super::rng::derive;
-use super::search::{Evaluator, Trial};
 use super::space::{Point, Space};
 use super::stats::{estimate, median_estimate, Estimate, Sample};
+use super::trial::{Evaluator, Trial};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 
@@ -148,7 +148,7 @@ fn drop_worse(estimates: &[Estimate], alive: &mut Vec<usize>, below: &mut [usize
 #[cfg(test)]
 mod tests {
     use super::super::rng::Rng;
-    use super::super::search::Phase;
+    use super::super::trial::Phase;
     use super::*;
 
     /// Weak counts around `rates[point.0[0]]` per chunk, with seeded noise of `spread` (a

@@ -9,10 +9,12 @@ pub mod rng;
 pub mod search;
 pub mod space;
 pub mod stats;
+pub mod trial;
 pub mod tuned_file;
 
 pub use decide::{Decision, FinalPlan};
 pub use record::{ParamRecord, SearchRecord};
-pub use search::{search, Evaluator, Outcome, Phase, Plan, Trial};
+pub use search::{search, Outcome, Plan};
 pub use space::{Param, Point, Space};
 pub use stats::{estimate, median_estimate, Estimate, Sample};
+pub use trial::{Evaluator, Phase, Trial};

@@ -8,7 +8,8 @@
 use super::decide::{self, Decision, FinalPlan};
 use super::rng::{derive, Rng};
 use super::space::{Point, Space};
-use super::stats::{estimate, Estimate, Sample};
+use super::stats::estimate;
+pub use super::trial::{Evaluator, Phase, Trial};
 use serde::{Deserialize, Serialize};
 
 /// How much searching to do.
@@ -31,45 +32,6 @@ pub struct Plan {
     pub finalists: usize,
     /// Rounds of the final race at most.
     pub final_rounds: usize,
-}
-
-/// What measures a configuration.
-pub trait Evaluator {
-    /// Measures one chunk of `point`, with `seed` for the backend's own draws.
-    fn sample(&mut self, point: &Point, seed: u64) -> Result<Sample, String>;
-    /// Whether the time budget allows another chunk.
-    fn time_left(&self) -> bool;
-    /// The search is over and the final race begins (its time may be kept apart).
-    fn final_phase(&mut self) {}
-}
-
-/// Which phase proposed a configuration.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Phase {
-    /// The default configuration.
-    Baseline,
-    /// Drawn at random.
-    Random,
-    /// A perturbation of a good one.
-    Local,
-}
-
-/// One configuration tried and what it measured.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Trial {
-    /// The configuration.
-    pub point: Point,
-    /// Who proposed it.
-    pub phase: Phase,
-    /// The trial it perturbs (local search).
-    pub parent: Option<usize>,
-    /// Its chunks.
-    pub samples: Vec<Sample>,
-    /// Their estimate.
-    pub estimate: Estimate,
-    /// Stopped before its last chunk because it could not beat the best.
-    pub stopped_early: bool,
 }
 
 /// The search's record.
@@ -263,6 +225,7 @@ impl State {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tune::stats::Sample;
 
     /// A made-up landscape: the weak rate grows as each knob nears its first value (far from
     /// the `stress` baseline), with seeded multiplicative noise, so the best configuration is

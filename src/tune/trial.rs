@@ -1,0 +1,46 @@
+//! What the search and its final race share: the [`Evaluator`] that measures a configuration,
+//! and the [`Trial`] that records one configuration tried (kept apart from both so that neither
+//! imports the other).
+
+use super::space::Point;
+use super::stats::{Estimate, Sample};
+use serde::{Deserialize, Serialize};
+
+/// What measures a configuration.
+pub trait Evaluator {
+    /// Measures one chunk of `point`, with `seed` for the backend's own draws.
+    fn sample(&mut self, point: &Point, seed: u64) -> Result<Sample, String>;
+    /// Whether the time budget allows another chunk.
+    fn time_left(&self) -> bool;
+    /// The search is over and the final race begins (its time may be kept apart).
+    fn final_phase(&mut self) {}
+}
+
+/// Which phase proposed a configuration.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Phase {
+    /// The default configuration.
+    Baseline,
+    /// Drawn at random.
+    Random,
+    /// A perturbation of a good one.
+    Local,
+}
+
+/// One configuration tried and what it measured.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Trial {
+    /// The configuration.
+    pub point: Point,
+    /// Who proposed it.
+    pub phase: Phase,
+    /// The trial it perturbs (local search).
+    pub parent: Option<usize>,
+    /// Its chunks.
+    pub samples: Vec<Sample>,
+    /// Their estimate.
+    pub estimate: Estimate,
+    /// Stopped before its last chunk because it could not beat the best.
+    pub stopped_early: bool,
+}
