@@ -636,7 +636,7 @@ pub struct StressArgs {
     /// mem_stride, mem_stress_pct, mem_stress_iterations, mem_stress_pattern, pre_stress_pct,
     /// pre_stress_iterations, pre_stress_pattern, stress_line_size, stress_target_lines,
     /// stress_strategy_balance_pct, permute_first, permute_second, aliased_memory,
-    /// partner_distances (cuda-litmus's camelCase names are accepted too; docs/stress.md says what each does).
+    /// partner_distances, spin_group (cuda-litmus's camelCase names are accepted too; docs/stress.md says what each does).
     /// Recorded in run.json as `stress_set`.
     #[arg(long = "stress-set", value_name = "KEY=VALUE")]
     pub stress_set: Vec<String>,

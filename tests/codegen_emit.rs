@@ -206,3 +206,49 @@ fn partner_distances_sizes_the_cluster_multiplier_table_the_kernel_indexes() {
         assert!(c.ok(), "{:?}", c.errors());
     }
 }
+
+#[test]
+fn spin_group_gives_each_group_of_ctas_a_counter_of_its_own() {
+    use ptx_litmus::codegen::layout::{SYNC_LAUNCH_INDEX, SYNC_SPIN_COUNTERS};
+    use ptx_litmus::codegen::{BufferKind, Layout};
+    let test = load("litmus/mp/MP+rel.gpu+acq.gpu.litmus");
+    let with = |g: u32| {
+        let stress = Stress {
+            spin_group: g,
+            ..Stress::full_stress()
+        };
+        codegen::build(&test, &stress).unwrap()
+    };
+    // Every preset: one counter for all testing CTAs, at word 0.
+    let one = with(0);
+    assert_eq!(one.layout.spin_counters, 1);
+    assert!(!one.ptx.contains("%sgc"));
+    assert_eq!(
+        one.layout.buffer_bytes(BufferKind::Sync),
+        SYNC_SPIN_COUNTERS
+    );
+    let n = one.layout.testing_ctas;
+    assert_eq!(with(n).layout.spin_counters, 1);
+    // Groups of 50 of the stress preset's 198 testing CTAs: 4 counters, the last for 48.
+    let k = with(50);
+    assert_eq!((n, k.layout.spin_counters), (198, 4));
+    assert!(k.ptx.contains("div.u32 %sg, %cx, 50;"));
+    assert!(k.ptx.contains("min.u32 %sgw, %sgw, 50;"));
+    assert!(k.ptx.contains("sub.u32 %sgw, 198, %sgw;"));
+    assert!(
+        k.ptx.contains("LITMUS_RESET_SPIN:"),
+        "the collect kernel resets them"
+    );
+    // The counters are distinct words of the Sync buffer, clear of the launch index.
+    let bytes = k.layout.buffer_bytes(BufferKind::Sync);
+    let offsets: Vec<u64> = (0..4).map(Layout::spin_counter).collect();
+    assert_eq!(offsets, [0, 16, 20, 24]);
+    for o in &offsets {
+        assert!(o + 4 <= bytes, "counter at {o} beyond {bytes} bytes");
+        assert!(o + 4 <= SYNC_LAUNCH_INDEX || *o >= SYNC_LAUNCH_INDEX + 8);
+    }
+    if tools_present("spin_group_gives_each_group_of_ctas_a_counter_of_its_own") {
+        let c = ptx_litmus::sass::check_kernel(&k, "sm_90").unwrap();
+        assert!(c.ok(), "{:?}", c.errors());
+    }
+}

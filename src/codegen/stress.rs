@@ -111,6 +111,11 @@ pub struct Stress {
     /// multiplier away, mod the testing clusters), 1 to [`MAX_PARTNER_DISTANCES`].
     #[serde(default = "default_partner_distances")]
     pub partner_distances: u32,
+    /// Testing CTAs per spin-barrier counter: consecutive CTAs in groups of this many meet at
+    /// counters of their own, so a group starts together without waiting for the whole grid;
+    /// 0 (every preset) or at least `testing_ctas`: one counter for all.
+    #[serde(default)]
+    pub spin_group: u32,
 }
 
 /// Most partner-CTA distances a launch may draw from (`partner_distances`).
@@ -154,6 +159,7 @@ impl Stress {
             permute_second: 1,
             aliased_memory: false,
             partner_distances: DEFAULT_PARTNER_DISTANCES,
+            spin_group: 0,
         }
     }
 
@@ -246,6 +252,7 @@ impl Stress {
             permute_second: 2 * pick(0, 512) + 1,
             aliased_memory: false,
             partner_distances: DEFAULT_PARTNER_DISTANCES,
+            spin_group: 0,
         }
     }
 

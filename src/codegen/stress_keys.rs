@@ -47,7 +47,7 @@ const fn key(name: &'static str, alias: &'static str, kind: ValueKind) -> Stress
 }
 
 /// Every settable incantation, in the order of [`Stress`]'s fields (see their doc comments).
-pub const STRESS_KEYS: [StressKey; 19] = [
+pub const STRESS_KEYS: [StressKey; 20] = [
     key("testing_ctas", "testingWorkgroups", ValueKind::Count),
     key("max_ctas", "maxWorkgroups", ValueKind::Count),
     key("cta_size", "workgroupSize", ValueKind::Count),
@@ -81,6 +81,8 @@ pub const STRESS_KEYS: [StressKey; 19] = [
     // cuda-litmus has no such parameter: a thread's partner CTA there follows from its thread
     // id (`stripe_workgroup`).
     key("partner_distances", "", ValueKind::Count),
+    // Nor this: its spin barrier counts every testing thread on one counter.
+    key("spin_group", "", ValueKind::Count),
 ];
 
 /// A mutable view of one field, by its type.
@@ -152,6 +154,7 @@ impl Stress {
             "permute_second" => Number(&mut self.permute_second),
             "aliased_memory" => Flag(&mut self.aliased_memory),
             "partner_distances" => Number(&mut self.partner_distances),
+            "spin_group" => Number(&mut self.spin_group),
             _ => return None,
         })
     }

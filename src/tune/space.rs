@@ -77,10 +77,11 @@ impl Space {
             param("permute_first", &["1", "419"]),
             param("permute_second", &["1", "1031"]),
             param("partner_distances", &["1", "2", "8", "32", "64"]),
+            param("spin_group", &["0", "66", "32", "8"]),
         ];
         let baseline = [
             "198", "264", "256", "100", "100", "4", "100", "1024", "st;ld", "50", "128", "ld;st",
-            "64", "4", "50", "419", "1031", "8",
+            "64", "4", "50", "419", "1031", "8", "0",
         ];
         Space::new(params, &baseline)
     }

@@ -172,7 +172,28 @@ fn reset(f: &mut Func, layout: &Layout) {
     f.line(format!(
         "@%p red.relaxed.gpu.global.add.u64 [%sync+{SYNC_LAUNCH_INDEX}], 1;"
     ));
+    reset_spin_groups(f, layout);
     f.line("ret;");
+}
+
+/// The spin counters of groups after the first (`spin_group`), reset by the same thread in a
+/// loop: a group per CTA at most, once per launch.
+fn reset_spin_groups(f: &mut Func, layout: &Layout) {
+    if layout.spin_counters < 2 {
+        return;
+    }
+    f.decl(".reg .b64 %sgc, %sge;");
+    f.line("@!%p ret;");
+    f.line(format!("add.u64 %sgc, %sync, {};", Layout::spin_counter(1)));
+    f.line(format!(
+        "add.u64 %sge, %sync, {};",
+        Layout::spin_counter(layout.spin_counters)
+    ));
+    f.label("LITMUS_RESET_SPIN");
+    f.line("st.global.u32 [%sgc], %v;");
+    f.line("add.u64 %sgc, %sgc, 4;");
+    f.line("setp.lt.u64 %p, %sgc, %sge;");
+    f.line("@%p bra LITMUS_RESET_SPIN;");
 }
 
 #[cfg(test)]

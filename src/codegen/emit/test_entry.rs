@@ -317,13 +317,39 @@ impl Entry<'_> {
         f.line("barrier.sync 0;");
         f.line("setp.ne.u32 %p, %tx, 0;");
         f.line("@%p bra LITMUS_SPIN_JOIN;");
+        let (ctr, want) = if self.layout.spin_counters > 1 {
+            self.spin_counter(f);
+            ("%sgc", "%sgw".to_string())
+        } else {
+            ("%sync", self.layout.testing_ctas.to_string())
+        };
         f.line(format!(
-            "{{ .param .b64 b_ctr; .param .b32 b_want; .param .b32 b_bound; st.param.b64 [b_ctr], %sync; st.param.b32 [b_want], {}; st.param.b32 [b_bound], {SPIN_BOUND}; call litmus_spin_barrier, (b_ctr, b_want, b_bound); }}",
-            self.layout.testing_ctas
+            "{{ .param .b64 b_ctr; .param .b32 b_want; .param .b32 b_bound; st.param.b64 [b_ctr], {ctr}; st.param.b32 [b_want], {want}; st.param.b32 [b_bound], {SPIN_BOUND}; call litmus_spin_barrier, (b_ctr, b_want, b_bound); }}"
         ));
         f.label("LITMUS_SPIN_JOIN");
         f.line("barrier.sync 0;");
         f.label("LITMUS_SPUN");
+    }
+
+    /// The spin counter of this CTA's group (`%sgc`, [`Layout::spin_counter`] of `ctaid /
+    /// spin_group`) and the CTAs that meet there (`%sgw`: `spin_group`, fewer in the last
+    /// group).
+    fn spin_counter(&self, f: &mut Func) {
+        let (g, n) = (self.layout.spin_group, self.layout.testing_ctas);
+        f.decl(".reg .b32 %sg, %sgw;");
+        f.decl(".reg .b64 %sgc;");
+        f.line(format!("div.u32 %sg, %cx, {g};"));
+        f.line(format!(
+            "mad.lo.u32 %sgw, %sg, 4, {};",
+            Layout::spin_counter(1) - 4
+        ));
+        f.line("setp.eq.u32 %p, %sg, 0;");
+        f.line("selp.u32 %sgw, 0, %sgw, %p;");
+        f.line("cvt.u64.u32 %sgc, %sgw;");
+        f.line("add.u64 %sgc, %sync, %sgc;");
+        f.line(format!("mul.lo.u32 %sgw, %sg, {g};"));
+        f.line(format!("sub.u32 %sgw, {n}, %sgw;"));
+        f.line(format!("min.u32 %sgw, %sgw, {g};"));
     }
 
     /// A branch to the thread's role, or its skeleton call.

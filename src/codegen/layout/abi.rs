@@ -144,6 +144,7 @@ pub(super) fn buffers(
     instances: u64,
     result_words: u32,
     outcome_count: u64,
+    spin_counters: u32,
 ) -> Vec<Buffer> {
     let stress_words = u64::from(stress.stress_line_size) * u64::from(stress.stress_target_lines);
     let buffer = |kind, bytes| Buffer { kind, bytes };
@@ -152,7 +153,10 @@ pub(super) fn buffers(
         buffer(BufferKind::Results, instances * u64::from(result_words) * 4),
         buffer(BufferKind::Histogram, (outcome_count + COUNTERS) * 8),
         buffer(BufferKind::Stress, stress_words * 4),
-        buffer(BufferKind::Sync, super::SYNC_LAUNCH_INDEX + 8),
+        buffer(
+            BufferKind::Sync,
+            super::SYNC_SPIN_COUNTERS + 4 * u64::from(spin_counters.max(1) - 1),
+        ),
     ]
 }
 

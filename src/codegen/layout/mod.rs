@@ -101,6 +101,13 @@ pub struct Layout {
     /// distinct partner-CTA distances it can draw (`partner_distances`).
     #[serde(default = "eight")]
     pub partner_distances: u32,
+    /// Spin-barrier counters: testing CTAs `g * spin_group ..` meet at counter `g`
+    /// ([`Layout::spin_counter`]); 1 when every testing CTA shares one.
+    #[serde(default = "one_view")]
+    pub spin_counters: u32,
+    /// Testing CTAs per spin-barrier counter (`spin_group`; the testing CTAs when one).
+    #[serde(default)]
+    pub spin_group: u32,
 }
 
 fn eight() -> u32 {
@@ -110,6 +117,10 @@ fn eight() -> u32 {
 fn is_zero(n: &u64) -> bool {
     *n == 0
 }
+
+/// Byte offset in the Sync buffer of the second spin-barrier counter (the first is at 0, the
+/// launch index at [`SYNC_LAUNCH_INDEX`]).
+pub const SYNC_SPIN_COUNTERS: u64 = SYNC_LAUNCH_INDEX + 8;
 
 /// Most rows of the CUDA array (CUDA's 2D surface height limit on every GPU the harness
 /// supports).
@@ -163,12 +174,18 @@ impl Layout {
             });
         }
         let testing_ctas = shape.tiles * shape.clusters * shape.cluster_dim;
+        let spin_group = match stress.spin_group {
+            0 => testing_ctas,
+            g => g.min(testing_ctas),
+        };
+        let spin_counters = testing_ctas.div_ceil(spin_group);
         let buffers = abi::buffers(
             stress,
             memory.global_words,
             instances,
             words.total,
             outcome_count,
+            spin_counters,
         );
         Ok(Layout {
             test: test.name.clone(),
@@ -195,7 +212,18 @@ impl Layout {
             linear_texture,
             array_words,
             partner_distances: stress.partner_distances,
+            spin_counters,
+            spin_group,
         })
+    }
+
+    /// Byte offset in the Sync buffer of spin-barrier counter `g`: the first at 0, the others
+    /// after the launch index ([`SYNC_SPIN_COUNTERS`] on).
+    pub fn spin_counter(g: u32) -> u64 {
+        match g {
+            0 => 0,
+            g => SYNC_SPIN_COUNTERS + 4 * u64::from(g - 1),
+        }
     }
 
     /// The CUDA array's width and height in 32-bit elements (`None` without surfaces): rows of
