@@ -7,6 +7,7 @@ use super::error::ResultsError;
 use super::io::ResultSet;
 use super::judge_model::JudgeModel;
 use super::record::{Parameters, Rates, RunPart, RunRecord, TestRecord};
+use crate::codegen::Stress;
 use crate::verdict::{self, Class, JudgedOutcome};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -18,7 +19,28 @@ fn experiment(p: &Parameters) -> Parameters {
         instances: None,
         iterations: None,
         time_budget_s: None,
+        incantations: with_later_keys(&p.incantations),
         ..p.clone()
+    }
+}
+
+/// `incantations` with every stress key added after the record was written filled in with the
+/// value its serde default gives (the behaviour before the key existed), so that a set recorded
+/// before a key was added merges with one that records the same behaviour under that key. A map
+/// that is not a whole stress configuration is kept as it is.
+fn with_later_keys(
+    incantations: &BTreeMap<String, serde_json::Value>,
+) -> BTreeMap<String, serde_json::Value> {
+    let mut object: serde_json::Map<String, serde_json::Value> = incantations
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    object.insert("name".into(), serde_json::Value::String(String::new()));
+    let filled = serde_json::from_value::<Stress>(serde_json::Value::Object(object))
+        .and_then(serde_json::to_value);
+    match filled {
+        Ok(serde_json::Value::Object(o)) => o.into_iter().filter(|(k, _)| k != "name").collect(),
+        _ => incantations.clone(),
     }
 }
 
@@ -387,6 +409,31 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         assert_eq!(without_shard(&args), ["run", "--seed", "3", "litmus"]);
+    }
+
+    /// The incantations a run of `stress` records.
+    fn recorded(stress: &Stress) -> BTreeMap<String, serde_json::Value> {
+        let serde_json::Value::Object(o) = serde_json::to_value(stress).unwrap() else {
+            panic!("a stress configuration is an object");
+        };
+        o.into_iter().filter(|(k, _)| k != "name").collect()
+    }
+
+    #[test]
+    fn a_record_older_than_a_stress_key_is_the_same_experiment_at_its_default() {
+        let new = recorded(&Stress::full_stress());
+        let mut old = new.clone();
+        assert!(old.remove("partner_distances").is_some());
+        assert!(old.remove("spin_group").is_some());
+        assert_ne!(old, new);
+        assert_eq!(with_later_keys(&old), new);
+        // A later run that sets the new key differently is another experiment.
+        let mut other = Stress::full_stress();
+        other.partner_distances += 1;
+        assert_ne!(with_later_keys(&old), recorded(&other));
+        // What is no stress configuration is compared as it is.
+        let odd = BTreeMap::from([("x".to_string(), serde_json::json!(1))]);
+        assert_eq!(with_later_keys(&odd), odd);
     }
 
     #[test]
