@@ -146,7 +146,7 @@ pub const LIBRARY_NAMES: [&str; 2] = ["libcuda.so", "libcuda.so.1"];
 /// Every driver entry point the backend calls, under the name `libcuda` exports it (cudarc
 /// looks each up on its first call and panics when the library lacks it). `open` looks them
 /// all up first, so that a driver without one is refused, naming it, before anything runs.
-pub const SYMBOLS: [&str; 52] = [
+pub const SYMBOLS: [&str; 53] = [
     "cuArray3DCreate_v2",
     "cuArrayDestroy",
     "cuCtxSetCurrent",
@@ -161,6 +161,7 @@ pub const SYMBOLS: [&str; 52] = [
     "cuEventCreate",
     "cuEventDestroy_v2",
     "cuEventElapsedTime",
+    "cuEventQuery",
     "cuEventRecord",
     "cuFuncGetAttribute",
     "cuGraphDestroy",

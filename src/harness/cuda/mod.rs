@@ -64,6 +64,7 @@ mod driver;
 mod fit;
 mod graph;
 mod launch;
+mod marks;
 mod module;
 mod objects;
 pub mod occupancy;

@@ -7,7 +7,7 @@ use super::args::KernelArgs;
 use super::buffers::Buffers;
 use super::compiler;
 use super::config::{ClusterMode, LaunchPlan};
-use super::driver::Gpu;
+use super::driver::{self, Gpu};
 use super::fit::{self, Fit};
 use super::launch::{Args, Drain, Launcher, Timer};
 use super::module::{function_attribute, Module};
@@ -139,8 +139,10 @@ pub fn execute(
     collect.launch(&args)?;
     buffers.read_histogram(gpu.stream, deadline, &what)?;
     let mut sub = Submitter::new(
-        Stream::new(test, collect, &args, gpu.stream),
+        Stream::new(test, collect, &args, gpu.stream)?,
         opts.launch_mode,
+        deadline,
+        &what,
     );
 
     let schedule = Schedule::new(params.budget, layout.instances, opts.batch);
@@ -180,7 +182,12 @@ pub fn execute(
             stats.launches += 1;
             left -= 1;
         }
-        sub.submit(&submit::batch(left, sub.mode), &mut stats)?;
+        let submitted = sub.submit(&submit::batch(left, sub.mode), &mut stats);
+        if let Err(RunError::TimedOut(why)) = &submitted {
+            // The launches may still be running, as after any wait that gave up.
+            driver::lose_device(why);
+        }
+        submitted?;
         let (any, at_least) = tally::expected_stress(layout, prog.stress, &batch_seeds);
         expected = (expected.0 || any, expected.1 + at_least);
         words = buffers.read_histogram(gpu.stream, deadline, &what)?;

@@ -2,14 +2,25 @@
 //! replays, capturing the graph the first time a plan has one. Should capture, instantiation
 //! or a replay fail, the test goes on with direct launches and the reason is kept for its
 //! provenance. The first [`BURST`] launches of each batch are timed as the host's own cost.
-//! The driver sits behind [`Submit`], so the fallbacks and counts are tested with a double.
+//! The host never runs more than two [`WINDOW`]s ahead of the device: the driver's launch calls
+//! block once its queue is full, where no deadline reaches them, so the host instead waits,
+//! bounded by the test's deadline, for the end of the window two back before it starts a window.
+//! The driver sits behind [`Submit`], so the fallbacks, counts and waits are tested with a double.
 
 use super::graph::Graph;
 use super::launch::{Args, Launcher};
+use super::marks::Marks;
 use super::stats::{LaunchStats, BURST};
 use super::submit::{LaunchMode, Submission};
+use crate::harness::watchdog::{self, Poll, Queue};
+use crate::harness::RunError;
 use cudarc::driver::sys;
 use std::time::Instant;
+
+/// Launches per window: with two windows pending at most, 256 kernels are queued, far below
+/// the driver's queue of about a thousand launches, and each wait is for work 64 to 128
+/// launches old, almost always done. A graph replay is one window when it holds more.
+pub const WINDOW: u64 = 64;
 
 /// The driver calls a batch is made of.
 pub trait Submit {
@@ -21,6 +32,10 @@ pub trait Submit {
     fn replay(&mut self) -> Result<(), String>;
     /// Destroys the graph, if any.
     fn drop_graph(&mut self);
+    /// Records mark `slot` (0 or 1) after everything enqueued so far.
+    fn mark(&mut self, slot: usize) -> Result<(), String>;
+    /// Whether the work before mark `slot` has finished: one non-blocking query.
+    fn poll_mark(&mut self, slot: usize) -> Poll;
 }
 
 /// The run's stream with the test's two launchers and its constant arguments.
@@ -34,6 +49,7 @@ pub struct Stream<'a> {
     /// The run's stream.
     pub stream: sys::CUstream,
     graph: Option<Graph>,
+    marks: Marks,
 }
 
 impl<'a> Stream<'a> {
@@ -43,14 +59,15 @@ impl<'a> Stream<'a> {
         collect: Launcher,
         args: &'a Args,
         stream: sys::CUstream,
-    ) -> Stream<'a> {
-        Stream {
+    ) -> Result<Stream<'a>, String> {
+        Ok(Stream {
             test,
             collect,
             args,
             stream,
             graph: None,
-        }
+            marks: Marks::new()?,
+        })
     }
 }
 
@@ -76,6 +93,23 @@ impl Submit for Stream<'_> {
     fn drop_graph(&mut self) {
         self.graph = None;
     }
+
+    fn mark(&mut self, slot: usize) -> Result<(), String> {
+        self.marks.record(slot, self.stream)
+    }
+
+    fn poll_mark(&mut self, slot: usize) -> Poll {
+        self.marks.poll(slot)
+    }
+}
+
+/// One mark of a device, as a queue to wait on.
+struct Mark<'d, D>(&'d mut D, usize);
+
+impl<D: Submit> Queue for Mark<'_, D> {
+    fn poll(&mut self) -> Poll {
+        self.0.poll_mark(self.1)
+    }
 }
 
 /// The launches of one test and how they are submitted.
@@ -92,11 +126,19 @@ pub struct Submitter<D> {
     pub fallback: Option<String>,
     /// Whether a graph replay was submitted.
     pub replayed: bool,
+    /// Until when a wait for the device may last: the test's deadline.
+    deadline: Instant,
+    /// The launches, as a stall names them.
+    what: String,
+    /// Launches enqueued since the last mark.
+    since_mark: u64,
+    /// Marks recorded.
+    marked: u64,
 }
 
 impl<D: Submit> Submitter<D> {
-    /// Submits to `device` in `mode`.
-    pub fn new(device: D, mode: LaunchMode) -> Submitter<D> {
+    /// Submits to `device` in `mode`; a wait for the device ends by `deadline`, naming `what`.
+    pub fn new(device: D, mode: LaunchMode, deadline: Instant, what: &str) -> Submitter<D> {
         Submitter {
             device,
             mode,
@@ -104,6 +146,10 @@ impl<D: Submit> Submitter<D> {
             captured: false,
             fallback: None,
             replayed: false,
+            deadline,
+            what: what.to_string(),
+            since_mark: 0,
+            marked: 0,
         }
     }
 
@@ -116,8 +162,9 @@ impl<D: Submit> Submitter<D> {
     }
 
     /// Submits the launches of `plan` (its histogram read is the caller's), adding the calls,
-    /// the enqueue time and the burst's time to `stats`. Only a direct launch's error fails.
-    pub fn submit(&mut self, plan: &[Submission], stats: &mut LaunchStats) -> Result<(), String> {
+    /// the enqueue time and the burst's time to `stats`. A direct launch's error fails, and a
+    /// device that does not finish the window two back by the deadline ends it as timed out.
+    pub fn submit(&mut self, plan: &[Submission], stats: &mut LaunchStats) -> Result<(), RunError> {
         if plan.iter().any(|s| matches!(s, Submission::Graph { .. })) {
             self.ensure_graph();
         }
@@ -126,6 +173,9 @@ impl<D: Submit> Submitter<D> {
         let mut timed = false;
         for step in plan {
             let launches = step.launches();
+            if !matches!(step, Submission::ReadHistogram) {
+                self.throttle()?;
+            }
             let direct = match *step {
                 Submission::ReadHistogram => continue,
                 Submission::Direct { .. } => true,
@@ -133,12 +183,15 @@ impl<D: Submit> Submitter<D> {
                 Submission::Graph { .. } => !self.replay(stats),
             };
             if !direct {
+                self.since_mark += launches;
                 done += launches;
                 timed = timed || burst(stats, done, start);
                 continue;
             }
             for _ in 0..launches {
+                self.throttle()?;
                 self.device.pair()?;
+                self.since_mark += 1;
                 stats.launch_calls += 2;
                 done += 1;
                 timed = timed || burst(stats, done, start);
@@ -146,6 +199,25 @@ impl<D: Submit> Submitter<D> {
         }
         stats.enqueue_s += start.elapsed().as_secs_f64();
         stats.launches += done;
+        Ok(())
+    }
+
+    /// Ends the window once it holds [`WINDOW`] launches: records its mark, then waits (until
+    /// the deadline) for the mark of the window before it, so that at most that window and the
+    /// next one are pending. The two marks are used in turn; each is waited for before reuse.
+    fn throttle(&mut self) -> Result<(), RunError> {
+        if self.since_mark < WINDOW {
+            return Ok(());
+        }
+        self.device.mark((self.marked % 2) as usize)?;
+        self.marked += 1;
+        self.since_mark = 0;
+        if self.marked < 2 {
+            return Ok(());
+        }
+        let slot = (self.marked % 2) as usize;
+        let what = format!("{} (two windows back)", self.what);
+        watchdog::wait(&mut Mark(&mut self.device, slot), self.deadline, &what)?;
         Ok(())
     }
 
@@ -219,11 +291,39 @@ mod tests {
         /// The direct launch (counted from 1) that fails.
         fail_pair: Option<u64>,
         graph: bool,
+        /// Launches the device finishes before it stops (all, when `None`).
+        stop_after: Option<u64>,
+        /// Whether the device lags: it finishes 8 launches per query of a mark, none otherwise.
+        lag: bool,
+        /// Launches enqueued (by pairs and replays), finished, and the most ever pending.
+        enqueued: u64,
+        done: u64,
+        most_pending: u64,
+        /// The launches each mark follows.
+        marks: [u64; 2],
+        recorded: u64,
+    }
+
+    impl Double {
+        /// Lets the device finish up to `n` launches, no more than enqueued or where it stops.
+        fn finish(&mut self, n: u64) {
+            let stop = self.stop_after.unwrap_or(u64::MAX);
+            self.done = n.min(self.enqueued).min(stop).max(self.done);
+        }
+
+        fn enqueue(&mut self, launches: u64) {
+            self.enqueued += launches;
+            if !self.lag {
+                self.finish(self.enqueued);
+            }
+            self.most_pending = self.most_pending.max(self.enqueued - self.done);
+        }
     }
 
     impl Submit for Double {
         fn pair(&mut self) -> Result<(), String> {
             self.pairs += 1;
+            self.enqueue(1);
             match self.fail_pair {
                 Some(n) if n == self.pairs => Err("CUDA_ERROR_LAUNCH_FAILED".into()),
                 _ => Ok(()),
@@ -240,6 +340,7 @@ mod tests {
         fn replay(&mut self) -> Result<(), String> {
             assert!(self.graph, "a replay without a graph");
             self.replays += 1;
+            self.enqueue(u64::from(*self.captures.last().unwrap()));
             match self.refuse_replay {
                 Some(n) if n == self.replays => Err("cuGraphLaunch: refused".into()),
                 _ => Ok(()),
@@ -248,10 +349,27 @@ mod tests {
         fn drop_graph(&mut self) {
             self.graph = false;
         }
+        fn mark(&mut self, slot: usize) -> Result<(), String> {
+            self.marks[slot] = self.enqueued;
+            self.recorded += 1;
+            Ok(())
+        }
+        fn poll_mark(&mut self, slot: usize) -> Poll {
+            self.finish(self.done + 8);
+            if self.marks[slot] <= self.done {
+                Poll::Ready
+            } else {
+                Poll::Pending
+            }
+        }
+    }
+
+    fn far() -> Instant {
+        Instant::now() + std::time::Duration::from_secs(60)
     }
 
     fn run(double: Double, mode: LaunchMode, batches: &[u64]) -> (Submitter<Double>, LaunchStats) {
-        let mut sub = Submitter::new(double, mode);
+        let mut sub = Submitter::new(double, mode, far(), "MP's launches");
         let mut stats = LaunchStats::default();
         for &n in batches {
             let plan = batch(n, sub.mode);
@@ -324,10 +442,66 @@ mod tests {
                 ..Double::default()
             },
             LaunchMode::Direct,
+            far(),
+            "MP's launches",
         );
         let e = sub
             .submit(&batch(10, LaunchMode::Direct), &mut LaunchStats::default())
             .unwrap_err();
-        assert!(e.contains("LAUNCH_FAILED"), "{e}");
+        assert!(e.to_string().contains("LAUNCH_FAILED"), "{e}");
+    }
+
+    #[test]
+    fn the_host_never_runs_more_than_two_windows_ahead_of_the_device() {
+        for (mode, bound) in [
+            (LaunchMode::Direct, 2 * WINDOW),
+            (LaunchMode::Graph(16), 2 * WINDOW),
+            (LaunchMode::Graph(64), 2 * WINDOW),
+            // A graph larger than a window is a window of its own.
+            (LaunchMode::Graph(256), 2 * 256),
+        ] {
+            let lagging = Double {
+                lag: true,
+                ..Double::default()
+            };
+            let (sub, stats) = run(lagging, mode, &[65536, 1000]);
+            let d = &sub.device;
+            assert_eq!(d.enqueued, 66536, "{mode:?}");
+            // The lagging device finishes only while the host waits, so the bound is reached.
+            assert_eq!(d.most_pending, bound, "{mode:?}");
+            if mode == LaunchMode::Direct {
+                // A mark ends every window that more launches follow.
+                assert_eq!(d.recorded, (66536 - 1) / WINDOW);
+            }
+            // Marks are no launch calls: the counts stay what the plan says.
+            let plans = [batch(65536, mode), batch(1000, mode)];
+            let planned: u64 = plans.iter().flatten().map(|s| s.launch_calls()).sum();
+            assert_eq!(stats.launch_calls, planned, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn a_device_that_stops_ends_the_test_as_timed_out_by_its_deadline() {
+        for mode in [LaunchMode::Direct, LaunchMode::Graph(64)] {
+            let stopping = Double {
+                stop_after: Some(100),
+                ..Double::default()
+            };
+            let t0 = Instant::now();
+            let deadline = t0 + std::time::Duration::from_millis(150);
+            let mut sub = Submitter::new(stopping, mode, deadline, "MP's launches");
+            let r = sub.submit(&batch(65536, mode), &mut LaunchStats::default());
+            let took = t0.elapsed();
+            match r {
+                Err(RunError::TimedOut(m)) => assert!(m.starts_with("MP's launches"), "{m}"),
+                other => panic!("{mode:?}: expected a time-out, got {other:?}"),
+            }
+            assert!(took >= std::time::Duration::from_millis(150), "{took:?}");
+            assert!(took < std::time::Duration::from_secs(2), "{took:?}");
+            // No launch beyond the two windows after the device's last finished one.
+            let d = &sub.device;
+            assert!(d.enqueued <= 100 + 2 * WINDOW, "{mode:?}: {}", d.enqueued);
+            assert!(d.enqueued > 100, "{mode:?}: {}", d.enqueued);
+        }
     }
 }
