@@ -53,8 +53,10 @@ pub const KEYS: [&str; 7] = [
     "device", "batch", "sass_dir", "wait_s", "compiler", "grid", "graph",
 ];
 
-/// Most launches one graph may hold (`graph=K`).
-pub const MAX_GRAPH: u32 = 1024;
+/// Most launches one graph may hold (`graph=K`): one window of the submitter, so that with two
+/// windows pending no more than 128 launches wait in the driver's queue (about a thousand fit)
+/// and no launch call can block past a test's deadline.
+pub const MAX_GRAPH: u32 = super::submitter::WINDOW as u32;
 
 impl CudaOptions {
     /// Reads the options, rejecting unknown keys and bad values.
@@ -176,8 +178,8 @@ mod tests {
         assert_eq!(CudaOptions::default().launch_mode, LaunchMode::Graph(64));
         assert_eq!(mode("off"), Ok(LaunchMode::Direct));
         assert_eq!(mode("8"), Ok(LaunchMode::Graph(8)));
-        for bad in ["0", "1025", "on", ""] {
-            assert!(mode(bad).unwrap_err().contains("off or 1..=1024"), "{bad}");
+        for bad in ["0", "65", "on", ""] {
+            assert!(mode(bad).unwrap_err().contains("off or 1..=64"), "{bad}");
         }
     }
 }
