@@ -14,14 +14,9 @@ fn ptx_litmus(args: &[&str]) -> Output {
     bin().args(args).output().expect("run ptx-litmus")
 }
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).trim().to_string()
-}
-
-#[test]
-fn run_backend_cuda_exits_2_with_the_detection_reason() {
-    let out = fresh("run");
-    let o = ptx_litmus(&[
+/// `run --backend cuda` of `tests` for 100,000 iterations, results under `out`.
+fn run_on_cuda(out: &std::path::Path, tests: &std::path::Path) -> Output {
+    ptx_litmus(&[
         "run",
         "--backend",
         "cuda",
@@ -30,8 +25,18 @@ fn run_backend_cuda_exits_2_with_the_detection_reason() {
         "--quiet",
         "--out",
         out.to_str().unwrap(),
-        "litmus/mp",
-    ]);
+        tests.to_str().unwrap(),
+    ])
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).trim().to_string()
+}
+
+#[test]
+fn run_backend_cuda_exits_2_with_the_detection_reason() {
+    let out = fresh("run");
+    let o = run_on_cuda(&out, std::path::Path::new("litmus/mp"));
     match cuda::status() {
         Err(why) => {
             eprintln!("no usable GPU here ({why}); checking the refusal");
@@ -116,17 +121,7 @@ fn proxy_tests_take_the_same_path_as_plain_ones() {
     assert_eq!(records(&on_cpu), PROXY_TESTS.len());
     let _ = std::fs::remove_dir_all(&on_cpu);
     let out = fresh("proxy-run");
-    let o = ptx_litmus(&[
-        "run",
-        "--backend",
-        "cuda",
-        "--iterations",
-        "100000",
-        "--quiet",
-        "--out",
-        out.to_str().unwrap(),
-        dir.to_str().unwrap(),
-    ]);
+    let o = run_on_cuda(&out, &dir);
     let err = stderr(&o);
     match cuda::status() {
         Err(why) => {
