@@ -1,7 +1,9 @@
 //! `ptx-litmus bench cpu`: instances/s and weak-outcome rates of the CPU backend per test
 //! shape, as a table. "weak" counts instances satisfying the shape's `exists` condition, which
 //! for these shapes is exactly the non-SC outcome. "cpu used" is how many cores' worth of CPU
-//! time the process got during the shape (2.00 = both cores of a 2-core machine, all the time).
+//! time the process got during the shape (2.00 = both cores of a 2-core machine, all the time);
+//! "round trip" is the cache line's round trip between two cores just before it
+//! ([`cpu::link`]: on a virtual machine it tells which of the host's placements the run had).
 
 use super::bench_shapes::{each_shape, weak};
 use super::{backend_options, AppError, Exit};
@@ -18,8 +20,8 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
         crate::RUSTC_VERSION
     );
     println!(
-        "{:<12}  {:>7}  {:>8}  {:>12}  {:>11}  {:>10}  {:>8}",
-        "shape", "threads", "sync", "instances/s", "weak/s", "weak rate", "cpu used"
+        "{:<12}  {:>7}  {:>8}  {:>12}  {:>11}  {:>10}  {:>8}  {:>10}",
+        "shape", "threads", "sync", "instances/s", "weak/s", "weak rate", "cpu used", "round trip"
     );
     each_shape(args.only.as_deref(), |name, test, control| {
         let mut params = RunParams::new(Budget::Seconds(args.time), args.seed);
@@ -35,14 +37,18 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
             _ => "-".into(),
         };
         println!(
-            "{:<12}  {:>7}  {:>8}  {:>12.3e}  {:>11.3e}  {:>10.2e}  {:>8}",
+            "{:<12}  {:>7}  {:>8}  {:>12.3e}  {:>11.3e}  {:>10.2e}  {:>8}  {:>10}",
             name,
             test.threads.len(),
             run.info.params.options.backend.record()["sync"],
             run.info.instances_per_s,
             weak as f64 / run.info.elapsed_s,
             weak as f64 / counted as f64,
-            used
+            used,
+            run.info
+                .provenance
+                .get("round_trip_ns")
+                .map_or("-".into(), |ns| format!("{ns} ns"))
         );
         Ok(())
     })?;

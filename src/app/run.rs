@@ -576,7 +576,7 @@ fn test_record(
     for (k, v) in info.params.options.backend.record() {
         rec.notes.insert(format!("{}.{k}", info.backend), v);
     }
-    for key in ["threads", "cpu_used"] {
+    for key in ["threads", "cpu_used", "round_trip_ns"] {
         if let Some(v) = info.provenance.get(key) {
             rec.notes.insert(key.into(), v.clone());
         }

@@ -41,6 +41,7 @@
 mod collect;
 mod exec;
 mod layout;
+pub mod link;
 pub mod load;
 mod options;
 mod program;
@@ -116,6 +117,8 @@ pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<Test
         budget: params.budget,
         seed: params.seed,
     };
+    // Before the roles start, so that the probe's threads do not compete with them.
+    let round_trip = (prog.roles.len() > 1).then(link::round_trip_ns).flatten();
     let progress = control.progress;
     let totals = rounds::run(
         &prog,
@@ -136,6 +139,9 @@ pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<Test
     });
     let mut provenance = provenance();
     provenance.insert("threads".into(), prog.roles.len().to_string());
+    if round_trip.is_some() {
+        provenance.insert("round_trip_ns".into(), link::describe(round_trip));
+    }
     // Cores' worth of CPU the process got while the test ran: the weak rate is for this much.
     if let Some(cpu_s) = totals.cpu_s.filter(|_| totals.elapsed_s > 0.0) {
         let used = cpu_s / totals.elapsed_s;
