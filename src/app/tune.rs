@@ -269,8 +269,22 @@ fn provenance_lines(ctx: &Context<'_>, outcome: &Outcome) -> Vec<(String, String
             ctx.space.describe(&best.point),
         ),
     ];
+    if let Some(state) = decided_in(outcome) {
+        v.push(("decided in".into(), state));
+    }
     v.extend(ctx.provenance.iter().map(|(k, x)| (k.clone(), x.clone())));
     v
+}
+
+/// The machine's state the final race was decided in, where its chunks measured one (the
+/// CPU's round trip between two cores): the tuned file holds for that state.
+fn decided_in(outcome: &Outcome) -> Option<String> {
+    let s = outcome.decision.as_ref()?.state?;
+    Some(format!(
+        "rounds with a {:.0}-{:.0} ns round trip between two cores ({} rounds; {} in another \
+         state or mixed, left out)",
+        s.low_ns, s.high_ns, s.rounds, s.ignored
+    ))
 }
 
 fn print_header() {
@@ -284,7 +298,7 @@ fn print_row(family: &str, space: &Space, outcome: &Outcome, file: &Path) {
     let best = &outcome.trials[outcome.best];
     let stopped = outcome.trials.iter().filter(|t| t.stopped_early).count();
     println!(
-        "{:<8} {:>7} {:>7} {:>12.3e} {:>12.3e} {:>12.3e}  {}{}",
+        "{:<8} {:>7} {:>7} {:>12.3e} {:>12.3e} {:>12.3e}  {}{}{}",
         family,
         outcome.trials.len(),
         stopped,
@@ -296,7 +310,15 @@ fn print_row(family: &str, space: &Space, outcome: &Outcome, file: &Path) {
             " (cut short by --budget)"
         } else {
             ""
-        }
+        },
+        outcome
+            .decision
+            .as_ref()
+            .and_then(|d| d.state)
+            .map_or(String::new(), |s| format!(
+                " (decided at a {:.0}-{:.0} ns round trip)",
+                s.low_ns, s.high_ns
+            ))
     );
     println!("         -> {}", file.display());
 }

@@ -77,6 +77,7 @@ impl Evaluator for Measure<'_> {
             instances: 0,
             weak: 0,
             seconds: 0.0,
+            link_ns: None,
         };
         for test in self.tests {
             let cancel = AtomicBool::new(false);
@@ -89,6 +90,11 @@ impl Evaluator for Measure<'_> {
             total.instances += run.info.instances;
             total.weak += weak(test, &run.histogram);
             total.seconds += run.info.elapsed_s;
+            // The state the chunk started in: its first test's probe (the CPU backend's).
+            total.link_ns = total.link_ns.or_else(|| {
+                let ns = run.info.provenance.get("round_trip_ns")?;
+                ns.parse().ok()
+            });
         }
         Ok(total)
     }

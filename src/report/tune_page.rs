@@ -292,6 +292,7 @@ mod tests {
                 instances: 1000,
                 weak: 100 * (1 + p.0[0] as u64 * p.0[0] as u64) + seed % 7,
                 seconds: 1.0,
+                link_ns: None,
             })
         }
         fn time_left(&self) -> bool {

@@ -13,6 +13,7 @@
 
 use super::rng::derive;
 use super::space::{Point, Space};
+use super::state::{rounds_to_use, LinkState};
 use super::stats::{estimate, median_estimate, Estimate, Sample};
 use super::trial::{Evaluator, Trial};
 use serde::{Deserialize, Serialize};
@@ -22,8 +23,17 @@ use std::cmp::Ordering;
 /// round below is what 99 % intervals show by chance once in a while over many looks.
 pub const HOLD: usize = 2;
 
+/// How much better than another a finalist must be, at least, for the other to leave: a
+/// difference of a percent is real on a quiet machine (the chunks of one state agree closely)
+/// but not worth a change from the baseline, and which side of it a run lands on is chance.
+pub const MARGIN: f64 = 1.1;
+
 /// Tag mixed into the final race's chunk seeds, apart from the search's.
 const FINAL_TAG: u64 = 0xf1a1;
+
+/// Rounds a race may run, as a multiple of its planned rounds, while it waits for enough
+/// rounds in one state of the machine.
+const STATE_PATIENCE: usize = 3;
 
 /// The final race and its verdict.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -32,8 +42,13 @@ pub struct Decision {
     pub finalists: Vec<usize>,
     /// Each finalist's fresh chunks, in the order of `finalists`.
     pub samples: Vec<Vec<Sample>>,
-    /// Their estimates: the median chunk rate with its order-statistic interval.
+    /// Their estimates over the rounds of [`Decision::state`]: the median chunk rate with its
+    /// order-statistic interval.
     pub estimates: Vec<Estimate>,
+    /// The machine's state the decision was made in, where the chunks measured it (the CPU):
+    /// the rounds whose chunks all saw it; the others are recorded and left out.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<LinkState>,
     /// The finalists still in at the end (none was significantly better), nearest the
     /// baseline first; the first is the winner.
     pub tied: Vec<usize>,
@@ -84,7 +99,9 @@ pub fn finalists(ranked: &[usize], n: usize) -> Vec<usize> {
     v
 }
 
-/// Races `finalists` (trial indices of `trials`) and returns the decision.
+/// Races `finalists` (trial indices of `trials`) and returns the decision. The race runs
+/// `plan.rounds` rounds in one state of the machine (at most [`STATE_PATIENCE`] times as many
+/// in all), and is decided on those.
 pub fn race(
     space: &Space,
     trials: &[Trial],
@@ -96,14 +113,19 @@ pub fn race(
     let mut d = Decision {
         samples: vec![Vec::new(); n],
         estimates: vec![estimate(&[]); n],
+        state: None,
         tied: Vec::new(),
         rounds: 0,
         cut_short: false,
         finalists,
     };
+    // Per round, each finalist's chunk (`None` once it is out).
+    let mut table: Vec<Vec<Option<Sample>>> = Vec::new();
     let mut alive: Vec<usize> = (0..n).collect();
     let mut below = vec![0usize; n];
-    'rounds: for round in 0..plan.rounds {
+    let mut judged = 0;
+    'rounds: for round in 0..plan.rounds * STATE_PATIENCE {
+        let mut row = vec![None; n];
         let mut order = alive.clone();
         let turn = round % order.len().max(1);
         order.rotate_left(turn);
@@ -113,15 +135,20 @@ pub fn race(
                 break 'rounds;
             }
             let seed = derive(plan.seed, &[FINAL_TAG, d.finalists[k] as u64, round as u64]);
-            let point = &trials[d.finalists[k]].point;
-            d.samples[k].push(eval.sample(point, seed)?);
-            d.estimates[k] = median_estimate(&d.samples[k]);
+            let sample = eval.sample(&trials[d.finalists[k]].point, seed)?;
+            d.samples[k].push(sample);
+            row[k] = Some(sample);
         }
+        table.push(row);
         d.rounds = round + 1;
-        if d.rounds >= plan.min_rounds.max(2) {
+        let used = judge(&mut d, &table);
+        // Only a round in the state is new evidence: a round in another leaves the
+        // estimates as they were, and must not count towards [`HOLD`] again.
+        if used > judged && used >= plan.min_rounds.max(2) {
             drop_worse(&d.estimates, &mut alive, &mut below);
         }
-        if alive.len() < 2 {
+        judged = used;
+        if alive.len() < 2 || used >= plan.rounds {
             break;
         }
     }
@@ -131,12 +158,24 @@ pub fn race(
     Ok(d)
 }
 
+/// Estimates every finalist over the rounds of the state the race saw most; returns how many
+/// rounds that is.
+fn judge(d: &mut Decision, table: &[Vec<Option<Sample>>]) -> usize {
+    let (used, state) = rounds_to_use(table);
+    for (k, e) in d.estimates.iter_mut().enumerate() {
+        let chunks: Vec<Sample> = used.iter().filter_map(|&r| table[r][k]).collect();
+        *e = median_estimate(&chunks);
+    }
+    d.state = state;
+    used.len()
+}
+
 /// Counts, for each finalist in `alive`, the consecutive rounds its interval lay wholly below
-/// the best lower bound, and drops those at [`HOLD`].
+/// the best lower bound by [`MARGIN`], and drops those at [`HOLD`].
 fn drop_worse(estimates: &[Estimate], alive: &mut Vec<usize>, below: &mut [usize]) {
     let floor = alive.iter().map(|&k| estimates[k].low).fold(0.0, f64::max);
     for &k in alive.iter() {
-        below[k] = if estimates[k].high < floor {
+        below[k] = if estimates[k].high * MARGIN < floor {
             below[k] + 1
         } else {
             0
@@ -176,6 +215,7 @@ mod tests {
                 instances: 10_000,
                 weak,
                 seconds: 0.1,
+                link_ns: None,
             })
         }
         fn time_left(&self) -> bool {
@@ -244,6 +284,15 @@ mod tests {
     }
 
     #[test]
+    fn a_gain_below_the_margin_leaves_the_baseline_even_when_it_is_certain() {
+        // Chunks agreeing to a tenth of a percent: 5 % is certain, and still not enough.
+        for seed in 0..10 {
+            assert_eq!(decide(&[1000.0, 1050.0], 0.001, 0, seed).tied, vec![0, 1]);
+            assert_eq!(decide(&[1000.0, 1150.0], 0.001, 0, seed).tied, vec![1]);
+        }
+    }
+
+    #[test]
     fn the_order_is_the_distance_from_the_baseline_then_the_values() {
         let s = space();
         let p = |v: &[usize]| Point(v.to_vec());
@@ -258,6 +307,70 @@ mod tests {
         );
         assert_eq!(finalists(&[3, 0, 5, 1], 3), vec![0, 3, 5]);
         assert_eq!(finalists(&[0], 4), vec![0]);
+    }
+
+    /// A virtual machine whose host moves its cores every `period` chunks: near (a 90 ns
+    /// round trip), where `near[i]` is configuration `i`'s rate, and far (400 ns), where
+    /// `far[i]` is; the ranking reverses between them, as SB's does on the CPU.
+    struct Moving {
+        near: Vec<f64>,
+        far: Vec<f64>,
+        period: usize,
+        chunks: usize,
+    }
+
+    impl Evaluator for Moving {
+        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, String> {
+            let far = (self.chunks / self.period) % 2 == 0;
+            self.chunks += 1;
+            let noise = 0.9 + 0.2 * (Rng::new(seed).next_u64() % 1000) as f64 / 1e3;
+            let rate = if far { &self.far } else { &self.near }[p.0[0]];
+            Ok(Sample {
+                instances: 10_000,
+                weak: (rate * noise) as u64,
+                seconds: 0.1,
+                link_ns: Some(if far { 400.0 } else { 90.0 }),
+            })
+        }
+        fn time_left(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn a_race_whose_machine_changes_state_is_decided_within_one_state() {
+        for (period, seed) in [(3, 1), (8, 2), (13, 3), (40, 4), (7, 5), (100, 6)] {
+            let mut e = Moving {
+                near: vec![1750.0, 950.0],
+                far: vec![350.0, 550.0],
+                period,
+                chunks: 0,
+            };
+            let plan = FinalPlan {
+                seed,
+                finalists: 2,
+                rounds: 16,
+                min_rounds: 3,
+            };
+            let trials: Vec<Trial> = (0..2).map(trial).collect();
+            let d = race(&space(), &trials, vec![0, 1], &plan, &mut e).unwrap();
+            let state = d.state.expect("the chunks measured the state");
+            assert_eq!(
+                state.low_ns, state.high_ns,
+                "period {period}: one state: {d:?}"
+            );
+            let best = if state.low_ns < 200.0 { 0 } else { 1 };
+            assert_eq!(d.tied, vec![best], "period {period}: {d:?}");
+            // It ends at sixteen rounds in the state, once one finalist is left (which takes 8
+            // rounds in the state and two below), or when its patience runs out (a machine that
+            // changes state every round and a half leaves a third of the rounds clean).
+            let ended = state.rounds == 16 || d.rounds == 16 * STATE_PATIENCE;
+            assert!(
+                ended || (d.tied.len() == 1 && state.rounds >= 9),
+                "{period}: {d:?}"
+            );
+            assert_eq!(state.rounds + state.ignored, d.rounds);
+        }
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod record;
 pub mod rng;
 pub mod search;
 pub mod space;
+pub mod state;
 pub mod stats;
 pub mod trial;
 pub mod tuned_file;

@@ -251,6 +251,7 @@ mod tests {
                 instances: 1_000_000,
                 weak,
                 seconds: 1.0,
+                link_ns: None,
             })
         }
         fn time_left(&self) -> bool {
@@ -354,6 +355,7 @@ mod tests {
                     instances: 1000,
                     weak,
                     seconds: 1.0,
+                    link_ns: None,
                 })
             }
             fn time_left(&self) -> bool {

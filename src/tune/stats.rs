@@ -16,6 +16,10 @@ pub struct Sample {
     pub weak: u64,
     /// Seconds the backend spent running them.
     pub seconds: f64,
+    /// The cache line's round trip between two cores just before the chunk, in nanoseconds
+    /// (the CPU backend's `round_trip_ns`; absent on the GPU): which state the machine was in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_ns: Option<f64>,
 }
 
 /// A configuration's weak outcomes per second with its 99 % interval (`f64::MAX` stands for
@@ -152,6 +156,7 @@ mod tests {
             instances: 1000,
             weak,
             seconds,
+            link_ns: None,
         }
     }
 
