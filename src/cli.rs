@@ -685,8 +685,9 @@ pub struct TuneArgs {
     /// race, the search's own winner stands).
     #[arg(long, default_value_t = 4)]
     pub finalists: usize,
-    /// Rounds of the final race at most (one chunk per finalist each; its medians' intervals
-    /// need 8 before a finalist can leave).
+    /// Rounds of the final race in one machine state (one chunk per finalist each; its
+    /// medians' intervals need 8 before a finalist can leave; on the CPU, rounds in another
+    /// state of the host's core placement are left out, up to three times as many in all).
     #[arg(long, default_value_t = 16)]
     pub final_rounds: usize,
     /// Seconds of one chunk on the GPU (per test of the family).

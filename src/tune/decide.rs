@@ -12,6 +12,7 @@
 //! difference is clear in one run and not even arguable in the other.
 
 use super::rng::derive;
+use super::search::NEIGHBOURS_FIRST;
 use super::space::{Point, Space};
 use super::state::{rounds_to_use, LinkState};
 use super::stats::{estimate, median_estimate, Estimate, Sample};
@@ -24,8 +25,9 @@ use std::cmp::Ordering;
 pub const HOLD: usize = 2;
 
 /// How much better than another a finalist must be, at least, for the other to leave: a
-/// difference of a percent is real on a quiet machine (the chunks of one state agree closely)
-/// but not worth a change from the baseline, and which side of it a run lands on is chance.
+/// difference of a few percent is real on a quiet machine (the chunks of one state agree
+/// closely) but not worth a change from the baseline, and which side of it a run lands on is
+/// chance.
 pub const MARGIN: f64 = 1.1;
 
 /// Tag mixed into the final race's chunk seeds, apart from the search's.
@@ -86,16 +88,45 @@ pub fn canonical(space: &Space, a: &Point, b: &Point) -> Ordering {
     key(a).cmp(&key(b)).then_with(|| a.0.cmp(&b.0))
 }
 
-/// The baseline (trial 0) and the `n - 1` best-ranked other trials among `ranked`.
-pub fn finalists(ranked: &[usize], n: usize) -> Vec<usize> {
+/// The baseline (trial 0), its tried neighbours where the space has few
+/// ([`NEIGHBOURS_FIRST`]: the search tried them all), the best-ranked other trial, and others
+/// nearest the baseline ([`canonical`]) among the search's contenders (those whose upper
+/// bound, raised by [`MARGIN`], reaches the best's lower bound; then the next best-ranked, if
+/// too few), `n` in all besides the neighbours. `ranked` is best first. The race's tie goes
+/// to the finalist nearest the baseline, so sending the nearest candidates, rather than
+/// whichever the search's few chunks ranked highest among many near-equal ones (or measured
+/// in another state of the machine), makes reruns meet the same candidates.
+pub fn finalists(space: &Space, trials: &[Trial], ranked: &[usize], n: usize) -> Vec<usize> {
+    let others: Vec<usize> = ranked.iter().copied().filter(|&i| i != 0).collect();
     let mut v = vec![0];
-    v.extend(
-        ranked
-            .iter()
-            .copied()
-            .filter(|&i| i != 0)
-            .take(n.saturating_sub(1)),
-    );
+    let neighbours = space.neighbours(&space.baseline);
+    if neighbours.len() <= NEIGHBOURS_FIRST && n >= 2 {
+        v.extend(neighbours.iter().filter_map(|q| {
+            let i = trials.iter().position(|t| t.point == *q)?;
+            others.contains(&i).then_some(i)
+        }));
+    }
+    let n = n + v.len() - 1;
+    if let Some(&best) = others.first().filter(|_| n >= 2) {
+        if !v.contains(&best) {
+            v.push(best);
+        }
+    }
+    let floor = ranked.first().map_or(0.0, |&b| trials[b].estimate.low);
+    let mut near: Vec<usize> = others
+        .iter()
+        .copied()
+        .filter(|&i| trials[i].estimate.high * MARGIN >= floor)
+        .collect();
+    near.sort_by(|&a, &b| canonical(space, &trials[a].point, &trials[b].point));
+    for i in near.into_iter().chain(others) {
+        if v.len() >= n {
+            break;
+        }
+        if !v.contains(&i) {
+            v.push(i);
+        }
+    }
     v
 }
 
@@ -305,8 +336,42 @@ mod tests {
             canonical(&s, &p(&[1, 2, 1]), &p(&[1, 3, 0])),
             Ordering::Less
         );
-        assert_eq!(finalists(&[3, 0, 5, 1], 3), vec![0, 3, 5]);
-        assert_eq!(finalists(&[0], 4), vec![0]);
+    }
+
+    #[test]
+    fn the_finalists_are_the_baseline_the_best_and_the_contenders_nearest_the_baseline() {
+        let s = space();
+        // Trials 1..=5 at sync values 1..=5 (steps from the baseline's 0); trial 3 ranks
+        // best, trial 5 next, then 4, 1 (poor), 2 (poor).
+        let rated = |sync: usize, low: f64, high: f64| {
+            let mut t = trial(sync);
+            t.estimate.low = low;
+            t.estimate.high = high;
+            t
+        };
+        let trials = vec![
+            rated(0, 10.0, 20.0),
+            rated(1, 10.0, 30.0),
+            rated(2, 10.0, 40.0),
+            rated(3, 100.0, 140.0),
+            rated(4, 80.0, 95.0),
+            rated(5, 90.0, 130.0),
+        ];
+        let ranked = [3, 5, 4, 0, 1, 2];
+        // Trial 1 (sync=instance) is the baseline's one tried neighbour: always in. The
+        // contenders reach 100 with 10 % to spare: 5 (130) and 4 (95 * 1.1); 4 is nearer.
+        assert_eq!(finalists(&s, &trials, &ranked, 3), vec![0, 1, 3, 4]);
+        assert_eq!(finalists(&s, &trials, &ranked, 4), vec![0, 1, 3, 4, 5]);
+        // Too few contenders: the next best-ranked fill in.
+        assert_eq!(finalists(&s, &trials, &ranked, 5), vec![0, 1, 3, 4, 5, 2]);
+        assert_eq!(finalists(&s, &trials, &ranked, 1), vec![0], "no race");
+        assert_eq!(finalists(&s, &trials, &[0], 4), vec![0]);
+        // In the GPU's space the neighbours are too many to race them all.
+        let g = Space::gpu();
+        let mut near = trials[0].clone();
+        near.point = g.neighbours(&g.baseline)[0].clone();
+        let gpu_trials = vec![trials[3].clone(), near, trials[3].clone()];
+        assert_eq!(finalists(&g, &gpu_trials, &[2, 1, 0], 2), vec![0, 2]);
     }
 
     /// A virtual machine whose host moves its cores every `period` chunks: near (a 90 ns

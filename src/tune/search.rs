@@ -12,6 +12,10 @@ use super::stats::estimate;
 pub use super::trial::{Evaluator, Phase, Trial};
 use serde::{Deserialize, Serialize};
 
+/// The most neighbours of the baseline tried before the random configurations (the CPU's
+/// space has 4; the GPU's, dozens, is left to the random and local phases).
+pub const NEIGHBOURS_FIRST: usize = 8;
+
 /// How much searching to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
@@ -58,6 +62,13 @@ pub fn search(space: &Space, plan: &Plan, eval: &mut dyn Evaluator) -> Result<Ou
         cut_short: false,
     };
     let mut first = vec![(space.baseline.clone(), Phase::Baseline, None)];
+    // A small space's neighbours of the baseline are tried first, whatever the seed: among
+    // near-equal configurations the final race prefers the one nearest the baseline, and it
+    // can only choose among those measured.
+    let neighbours = space.neighbours(&space.baseline);
+    if neighbours.len() <= NEIGHBOURS_FIRST {
+        first.extend(neighbours.into_iter().map(|q| (q, Phase::Local, Some(0))));
+    }
     for _ in 0..plan.random {
         first.push((space.draw(&mut rng), Phase::Random, None));
     }
@@ -174,7 +185,7 @@ impl State {
         plan: &Plan,
         eval: &mut dyn Evaluator,
     ) -> Result<Option<Decision>, String> {
-        let finalists = decide::finalists(&self.ranking(), plan.finalists);
+        let finalists = decide::finalists(space, &self.trials, &self.ranking(), plan.finalists);
         if plan.finalists < 2 || plan.final_rounds == 0 || finalists.len() < 2 {
             return Ok(None);
         }
@@ -371,8 +382,14 @@ mod tests {
         };
         let out = search(&Space::cpu(), &with_race, &mut Flat(0)).unwrap();
         let d = out.decision.expect("a final race");
-        assert_eq!((d.finalists.len(), d.finalists[0]), (4, 0));
-        assert_eq!((out.best, d.tied.len(), d.rounds), (0, 4, 6), "{d:?}");
+        // The baseline, its 4 neighbours (the CPU's space is small), and 3 more.
+        assert_eq!((d.finalists.len(), d.finalists[0]), (8, 0));
+        assert_eq!(
+            &d.finalists[1..5],
+            &[1, 2, 3, 4],
+            "tried right after the baseline"
+        );
+        assert_eq!((out.best, d.tied.len(), d.rounds), (0, 8, 6), "{d:?}");
     }
 
     #[test]

@@ -110,6 +110,22 @@ impl Space {
         )
     }
 
+    /// The configurations one step from `p` along one knob, knob by knob, lower step first.
+    pub fn neighbours(&self, p: &Point) -> Vec<Point> {
+        let mut v = Vec::new();
+        for (k, param) in self.params.iter().enumerate() {
+            let steps = [p.0[k].checked_sub(1), Some(p.0[k] + 1)];
+            for value in steps.into_iter().flatten() {
+                if value < param.values.len() {
+                    let mut q = p.clone();
+                    q.0[k] = value;
+                    v.push(q);
+                }
+            }
+        }
+        v
+    }
+
     /// A neighbour of `p`: one or two knobs moved, each to an adjacent value or (one time in
     /// four) to any other value; never `p` itself.
     pub fn perturb(&self, p: &Point, rng: &mut Rng) -> Point {
@@ -170,6 +186,22 @@ impl Space {
 mod tests {
     use super::*;
     use crate::codegen::Stress;
+
+    #[test]
+    fn the_cpu_baseline_has_four_neighbours_and_the_gpu_baseline_dozens() {
+        let cpu = Space::cpu();
+        let n: Vec<String> = cpu
+            .neighbours(&cpu.baseline)
+            .iter()
+            .map(|p| cpu.describe(p))
+            .collect();
+        assert_eq!(
+            n,
+            ["sync=instance", "batch=1024", "batch=8192", "pack=true"]
+        );
+        let gpu = Space::gpu();
+        assert!(gpu.neighbours(&gpu.baseline).len() > 8);
+    }
 
     #[test]
     fn the_gpu_baseline_is_the_stress_preset_and_every_value_sets_its_key() {
