@@ -680,9 +680,10 @@ pub struct TuneArgs {
     /// Chunks a configuration runs at most.
     #[arg(long, default_value_t = 6)]
     pub max_chunks: usize,
-    /// Finalists of the final race, the baseline included: measured again side by side, the
-    /// one nearest the baseline among those none beats significantly wins (below 2: no final
-    /// race, the search's own winner stands).
+    /// Finalists of the final race, the baseline included: the best-ranked and then the
+    /// contenders nearest the baseline, measured again side by side (in a small space, the
+    /// CPU's, the baseline's neighbours race too); the one nearest the baseline among those
+    /// none beats significantly wins (below 2: no final race, the search's own winner stands).
     #[arg(long, default_value_t = 4)]
     pub finalists: usize,
     /// Rounds of the final race in one machine state (one chunk per finalist each; its
