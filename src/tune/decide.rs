@@ -12,7 +12,6 @@
 //! difference is clear in one run and not even arguable in the other.
 
 use super::rng::derive;
-use super::search::NEIGHBOURS_FIRST;
 use super::space::{Point, Space};
 use super::state::{rounds_to_use, LinkState};
 use super::stats::{estimate, median_estimate, Estimate, Sample};
@@ -89,7 +88,7 @@ pub fn canonical(space: &Space, a: &Point, b: &Point) -> Ordering {
 }
 
 /// The baseline (trial 0), its tried neighbours where the space has few
-/// ([`NEIGHBOURS_FIRST`]: the search tried them all), the best-ranked other trial, and others
+/// ([`Space::first_neighbours`]: the search tried them all), the best-ranked other trial, and others
 /// nearest the baseline ([`canonical`]) among the search's contenders (those whose upper
 /// bound, raised by [`MARGIN`], reaches the best's lower bound; then the next best-ranked, if
 /// too few), `n` in all besides the neighbours. `ranked` is best first. The race's tie goes
@@ -99,9 +98,8 @@ pub fn canonical(space: &Space, a: &Point, b: &Point) -> Ordering {
 pub fn finalists(space: &Space, trials: &[Trial], ranked: &[usize], n: usize) -> Vec<usize> {
     let others: Vec<usize> = ranked.iter().copied().filter(|&i| i != 0).collect();
     let mut v = vec![0];
-    let neighbours = space.neighbours(&space.baseline);
-    if neighbours.len() <= NEIGHBOURS_FIRST && n >= 2 {
-        v.extend(neighbours.iter().filter_map(|q| {
+    if n >= 2 {
+        v.extend(space.first_neighbours().iter().filter_map(|q| {
             let i = trials.iter().position(|t| t.point == *q)?;
             others.contains(&i).then_some(i)
         }));

@@ -12,10 +12,6 @@ use super::stats::estimate;
 pub use super::trial::{Evaluator, Phase, Trial};
 use serde::{Deserialize, Serialize};
 
-/// The most neighbours of the baseline tried before the random configurations (the CPU's
-/// space has 4; the GPU's, dozens, is left to the random and local phases).
-pub const NEIGHBOURS_FIRST: usize = 8;
-
 /// How much searching to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
@@ -65,10 +61,8 @@ pub fn search(space: &Space, plan: &Plan, eval: &mut dyn Evaluator) -> Result<Ou
     // A small space's neighbours of the baseline are tried first, whatever the seed: among
     // near-equal configurations the final race prefers the one nearest the baseline, and it
     // can only choose among those measured.
-    let neighbours = space.neighbours(&space.baseline);
-    if neighbours.len() <= NEIGHBOURS_FIRST {
-        first.extend(neighbours.into_iter().map(|q| (q, Phase::Local, Some(0))));
-    }
+    let neighbours = space.first_neighbours();
+    first.extend(neighbours.into_iter().map(|q| (q, Phase::Local, Some(0))));
     for _ in 0..plan.random {
         first.push((space.draw(&mut rng), Phase::Random, None));
     }

@@ -7,6 +7,10 @@
 use super::rng::Rng;
 use serde::{Deserialize, Serialize};
 
+/// The most neighbours of the baseline tried before the random configurations (the CPU's
+/// space has 4; the GPU's, dozens, is left to the random and local phases).
+pub const NEIGHBOURS_FIRST: usize = 8;
+
 /// One knob and the values the search tries.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Param {
@@ -108,6 +112,17 @@ impl Space {
                 .map(|p| rng.below(p.values.len()))
                 .collect(),
         )
+    }
+
+    /// The baseline's neighbours where they are few ([`NEIGHBOURS_FIRST`] at most), else none:
+    /// the search tries these first, whatever the seed, and the final race always races them.
+    pub fn first_neighbours(&self) -> Vec<Point> {
+        let n = self.neighbours(&self.baseline);
+        if n.len() <= NEIGHBOURS_FIRST {
+            n
+        } else {
+            Vec::new()
+        }
     }
 
     /// The configurations one step from `p` along one knob, knob by knob, lower step first.
