@@ -3,14 +3,18 @@
 //! count is bimodal (the roles either overlap on two cores or one waits descheduled and
 //! nothing weak happens), so the best of many configurations is partly the luckiest. Here the
 //! baseline and the search's best few are measured again, afresh, in rounds (each round one
-//! chunk of each, in rotated order, so load changes hit all alike), and compared by the
-//! median of their chunks' rates ([`median_estimate`]: a few chunks the machine spoilt move
-//! only its interval's outer order statistics); a finalist leaves once its 99 % interval has
-//! lain wholly below the best lower bound for [`HOLD`] consecutive rounds.
-//! Whatever remains is a tie, settled by a rule that does not look at the measurements: the
-//! finalist nearest the baseline ([`canonical`]). So a rerun changes its answer only if a
-//! difference is clear in one run and not even arguable in the other.
+//! chunk of each, in rotated order, so load changes hit all alike). Two finalists are compared
+//! round by round: the ratio of their chunks' rates in each round, whose median has a
+//! distribution-free interval ([`median_estimate`]'s order statistics). A drift of the machine
+//! that scales every configuration alike (a virtual machine's cores moved within one state,
+//! other load) cancels in the ratio, where it would widen each finalist's own interval; and a
+//! few chunks the machine spoilt move only the interval's outer order statistics. A finalist
+//! leaves once another has beaten it, by [`MARGIN`](super::field::MARGIN) at the interval's lower end, for [`HOLD`](super::field::HOLD)
+//! consecutive rounds. Whatever remains is a tie, settled by a rule that does not look at the
+//! measurements: the finalist nearest the baseline ([`canonical`]). So a rerun changes its
+//! answer only if a difference is clear in one run and not even arguable in the other.
 
+use super::field::{Field, MARGIN};
 use super::rng::derive;
 use super::space::{Point, Space};
 use super::state::{rounds_to_use, LinkState};
@@ -18,16 +22,6 @@ use super::stats::{estimate, median_estimate, Estimate, Sample};
 use super::trial::{Evaluator, Trial};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
-
-/// Consecutive rounds a finalist's interval must lie below the best before it leaves: one
-/// round below is what 99 % intervals show by chance once in a while over many looks.
-pub const HOLD: usize = 2;
-
-/// How much better than another a finalist must be, at least, for the other to leave: a
-/// difference of a few percent is real on a quiet machine (the chunks of one state agree
-/// closely) but not worth a change from the baseline, and which side of it a run lands on is
-/// chance.
-pub const MARGIN: f64 = 1.1;
 
 /// Tag mixed into the final race's chunk seeds, apart from the search's.
 const FINAL_TAG: u64 = 0xf1a1;
@@ -44,7 +38,7 @@ pub struct Decision {
     /// Each finalist's fresh chunks, in the order of `finalists`.
     pub samples: Vec<Vec<Sample>>,
     /// Their estimates over the rounds of [`Decision::state`]: the median chunk rate with its
-    /// order-statistic interval.
+    /// order-statistic interval (shown; the race compares finalists round by round).
     pub estimates: Vec<Estimate>,
     /// The machine's state the decision was made in, where the chunks measured it (the CPU):
     /// the rounds whose chunks all saw it; the others are recorded and left out.
@@ -150,12 +144,10 @@ pub fn race(
     };
     // Per round, each finalist's chunk (`None` once it is out).
     let mut table: Vec<Vec<Option<Sample>>> = Vec::new();
-    let mut alive: Vec<usize> = (0..n).collect();
-    let mut below = vec![0usize; n];
-    let mut judged = 0;
+    let mut field = Field::new(n);
     'rounds: for round in 0..plan.rounds * STATE_PATIENCE {
         let mut row = vec![None; n];
-        let mut order = alive.clone();
+        let mut order = field.alive.clone();
         let turn = round % order.len().max(1);
         order.rotate_left(turn);
         for k in order {
@@ -170,47 +162,28 @@ pub fn race(
         }
         table.push(row);
         d.rounds = round + 1;
-        let used = judge(&mut d, &table);
-        // Only a round in the state is new evidence: a round in another leaves the
-        // estimates as they were, and must not count towards [`HOLD`] again.
-        if used > judged && used >= plan.min_rounds.max(2) {
-            drop_worse(&d.estimates, &mut alive, &mut below);
-        }
-        judged = used;
-        if alive.len() < 2 || used >= plan.rounds {
+        let used = judge(&mut d, &table, field.used());
+        field.update(&table, used, plan.min_rounds);
+        if field.alive.len() < 2 || field.complete >= plan.rounds {
             break;
         }
     }
-    let mut tied: Vec<usize> = alive.iter().map(|&k| d.finalists[k]).collect();
+    let mut tied: Vec<usize> = field.alive.iter().map(|&k| d.finalists[k]).collect();
     tied.sort_by(|&a, &b| canonical(space, &trials[a].point, &trials[b].point));
     d.tied = tied;
     Ok(d)
 }
 
-/// Estimates every finalist over the rounds of the state the race saw most; returns how many
-/// rounds that is.
-fn judge(d: &mut Decision, table: &[Vec<Option<Sample>>]) -> usize {
-    let (used, state) = rounds_to_use(table);
+/// Estimates every finalist over the rounds of the state the race is decided in (where the
+/// last judgement, on the rounds `before`, left it); returns those rounds.
+fn judge(d: &mut Decision, table: &[Vec<Option<Sample>>], before: &[usize]) -> Vec<usize> {
+    let (used, state) = rounds_to_use(table, before);
     for (k, e) in d.estimates.iter_mut().enumerate() {
         let chunks: Vec<Sample> = used.iter().filter_map(|&r| table[r][k]).collect();
         *e = median_estimate(&chunks);
     }
     d.state = state;
-    used.len()
-}
-
-/// Counts, for each finalist in `alive`, the consecutive rounds its interval lay wholly below
-/// the best lower bound by [`MARGIN`], and drops those at [`HOLD`].
-fn drop_worse(estimates: &[Estimate], alive: &mut Vec<usize>, below: &mut [usize]) {
-    let floor = alive.iter().map(|&k| estimates[k].low).fold(0.0, f64::max);
-    for &k in alive.iter() {
-        below[k] = if estimates[k].high * MARGIN < floor {
-            below[k] + 1
-        } else {
-            0
-        };
-    }
-    alive.retain(|&k| below[k] < HOLD);
+    used
 }
 
 #[cfg(test)]
@@ -372,19 +345,22 @@ mod tests {
         assert_eq!(finalists(&g, &gpu_trials, &[2, 1, 0], 2), vec![0, 2]);
     }
 
-    /// A virtual machine whose host moves its cores every `period` chunks: near (a 90 ns
-    /// round trip), where `near[i]` is configuration `i`'s rate, and far (400 ns), where
-    /// `far[i]` is; the ranking reverses between them, as SB's does on the CPU.
+    /// A virtual machine whose host moves its cores every `period` chunks (and for good after
+    /// `settles` chunks): near (a 90 ns round trip), where `near[i]` is configuration `i`'s
+    /// rate, and far (400 ns), where `far[i]` is; the ranking reverses between them, as SB's
+    /// does on the CPU.
     struct Moving {
         near: Vec<f64>,
         far: Vec<f64>,
         period: usize,
+        settles: usize,
         chunks: usize,
     }
 
     impl Evaluator for Moving {
         fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, String> {
-            let far = (self.chunks / self.period) % 2 == 0;
+            let moves = self.chunks.min(self.settles) / self.period;
+            let far = moves % 2 == 0;
             self.chunks += 1;
             let noise = 0.9 + 0.2 * (Rng::new(seed).next_u64() % 1000) as f64 / 1e3;
             let rate = if far { &self.far } else { &self.near }[p.0[0]];
@@ -407,6 +383,7 @@ mod tests {
                 near: vec![1750.0, 950.0],
                 far: vec![350.0, 550.0],
                 period,
+                settles: usize::MAX,
                 chunks: 0,
             };
             let plan = FinalPlan {
@@ -433,6 +410,87 @@ mod tests {
                 "{period}: {d:?}"
             );
             assert_eq!(state.rounds + state.ignored, d.rounds);
+        }
+    }
+
+    #[test]
+    fn a_race_whose_machine_moves_for_good_starts_again_in_the_new_state() {
+        // Far for 11 rounds of three, where the baseline is clearly worst and leaves; then
+        // near for good, where it is clearly best: once the near rounds outnumber the far
+        // ones twice, the race starts again there, with everyone.
+        for seed in 0..6 {
+            let mut e = Moving {
+                near: vec![1750.0, 950.0, 1000.0],
+                far: vec![350.0, 560.0, 540.0],
+                period: 33,
+                settles: 33,
+                chunks: 0,
+            };
+            let plan = FinalPlan {
+                seed,
+                finalists: 3,
+                rounds: 16,
+                min_rounds: 3,
+            };
+            let trials: Vec<Trial> = (0..3).map(trial).collect();
+            let d = race(&space(), &trials, vec![0, 1, 2], &plan, &mut e).unwrap();
+            let state = d.state.expect("the chunks measured the state");
+            assert_eq!(state.high_ns, 90.0, "seed {seed}: {d:?}");
+            assert_eq!(d.tied, vec![0], "seed {seed}: {d:?}");
+            let far_chunks = d.samples[0].iter().filter(|s| s.link_ns == Some(400.0));
+            assert!(far_chunks.count() < 11, "it had left in the far state");
+        }
+    }
+
+    /// A machine whose speed for every configuration alike jumps 2.5-fold every `period`
+    /// chunks, unseen by the round trip (as SB's does on the CPU within its far state).
+    struct Drifting {
+        rates: Vec<f64>,
+        period: usize,
+        chunks: usize,
+    }
+
+    impl Evaluator for Drifting {
+        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, String> {
+            let fast = (self.chunks / self.period) % 2 == 0;
+            self.chunks += 1;
+            let noise = 0.95 + 0.1 * (Rng::new(seed).next_u64() % 1000) as f64 / 1e3;
+            let speed = if fast { 2.5 } else { 1.0 };
+            Ok(Sample {
+                instances: 10_000,
+                weak: (self.rates[p.0[0]] * speed * noise) as u64,
+                seconds: 0.1,
+                link_ns: None,
+            })
+        }
+        fn time_left(&self) -> bool {
+            true
+        }
+    }
+
+    #[test]
+    fn a_drift_that_moves_every_finalist_alike_cancels_in_the_round_by_round_ratio() {
+        // 30 % better throughout; each finalist's own chunks scatter 2.5-fold, so their
+        // intervals overlap, and only the comparison within rounds sees the difference.
+        for (period, seed) in [(6, 1), (8, 2), (12, 3), (9, 4), (15, 5)] {
+            let mut e = Drifting {
+                rates: vec![1000.0, 1300.0],
+                period,
+                chunks: 0,
+            };
+            let plan = FinalPlan {
+                seed,
+                finalists: 2,
+                rounds: 16,
+                min_rounds: 3,
+            };
+            let trials: Vec<Trial> = (0..2).map(trial).collect();
+            let d = race(&space(), &trials, vec![0, 1], &plan, &mut e).unwrap();
+            assert!(
+                d.estimates[1].low < d.estimates[0].high,
+                "period {period}: the intervals overlap: {d:?}"
+            );
+            assert_eq!(d.tied, vec![1], "period {period}: {d:?}");
         }
     }
 

@@ -4,6 +4,7 @@
 //! `app::tune`'s.
 
 pub mod decide;
+pub mod field;
 pub mod record;
 pub mod rng;
 pub mod search;

@@ -3,13 +3,20 @@
 //! between them (a chunk's `link_ns`, measured by the CPU backend) jumps several-fold; the
 //! weak rates jump with it, and so does the ranking of the configurations (`docs/tune.md`). A
 //! comparison is only fair between chunks taken in one state, so the race is decided on the
-//! rounds of one state alone: the one it saw most.
+//! rounds of one state alone: the one it saw most, and once chosen, kept until the other has
+//! [`SWITCH`] times as many rounds (so that a machine moving back and forth does not make the
+//! race start over at every move).
 
 use super::stats::Sample;
 use serde::{Deserialize, Serialize};
+use std::cmp::Ordering;
 
 /// Round trips this many times apart (or more), with none in between, are different states.
 pub const JUMP: f64 = 2.0;
+
+/// How many times as many rounds the other state must have before a race leaves the state
+/// it was being decided in.
+pub const SWITCH: usize = 2;
 
 /// The state a race was decided in, and what it left out.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -36,11 +43,16 @@ pub fn split(links: &[f64]) -> Option<f64> {
         .map(|(_, middle)| middle)
 }
 
-/// The rounds to decide on, given each round's chunks (`None` for a finalist already out):
-/// all of them when the chunks carry no round trip or show one state only; else those whose
-/// chunks all lie on the side of the split with more such rounds (the lower side on a tie),
-/// with that state's description.
-pub fn rounds_to_use(table: &[Vec<Option<Sample>>]) -> (Vec<usize>, Option<LinkState>) {
+/// The rounds to decide on, given each round's chunks (`None` for a finalist already out)
+/// and the rounds the last judgement used (`before`): all of them when the chunks carry no
+/// round trip or show one state only; else those whose chunks all lie on one side of the
+/// split, with that state's description. The side is that of most of `before`, unless the
+/// other has [`SWITCH`] times as many such rounds; with nothing before, the side with more
+/// (the lower on a tie).
+pub fn rounds_to_use(
+    table: &[Vec<Option<Sample>>],
+    before: &[usize],
+) -> (Vec<usize>, Option<LinkState>) {
     let links_of = |row: &Vec<Option<Sample>>| -> Vec<f64> {
         row.iter().flatten().filter_map(|s| s.link_ns).collect()
     };
@@ -66,7 +78,19 @@ pub fn rounds_to_use(table: &[Vec<Option<Sample>>]) -> (Vec<usize>, Option<LinkS
     };
     let sides: Vec<Option<bool>> = table.iter().map(side).collect();
     let count = |s: bool| sides.iter().filter(|&&x| x == Some(s)).count();
-    let upper = count(true) > count(false);
+    let was = |s: bool| {
+        before
+            .iter()
+            .filter(|&&r| sides.get(r) == Some(&Some(s)))
+            .count()
+    };
+    let upper = match was(true).cmp(&was(false)) {
+        Ordering::Equal => count(true) > count(false),
+        kept => {
+            let kept = kept == Ordering::Greater;
+            kept != (count(!kept) >= SWITCH * count(kept).max(1))
+        }
+    };
     let used: Vec<usize> = (0..table.len())
         .filter(|&r| sides[r] == Some(upper))
         .collect();
@@ -122,7 +146,7 @@ mod tests {
             vec![chunk(Some(88.0)), None],
             row(&[430.0, 400.0]),
         ];
-        let (used, state) = rounds_to_use(&table);
+        let (used, state) = rounds_to_use(&table, &[]);
         assert_eq!(used, vec![0, 3, 5]);
         let s = state.unwrap();
         assert_eq!(
@@ -132,11 +156,26 @@ mod tests {
     }
 
     #[test]
+    fn the_state_a_race_is_decided_in_is_kept_until_the_other_has_twice_its_rounds() {
+        let far = row(&[400.0, 410.0]);
+        let near = row(&[90.0, 95.0]);
+        let mut table = vec![far.clone(); 3];
+        table.extend(vec![near.clone(); 5]);
+        assert_eq!(rounds_to_use(&table, &[]).0, vec![3, 4, 5, 6, 7], "most");
+        assert_eq!(rounds_to_use(&table, &[0, 1, 2]).0, vec![0, 1, 2], "kept");
+        table.push(near);
+        assert_eq!(
+            rounds_to_use(&table, &[0, 1, 2]).0,
+            (3..9).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
     fn without_round_trips_every_round_counts() {
         let table = vec![vec![chunk(None), chunk(None)]; 4];
-        assert_eq!(rounds_to_use(&table), ((0..4).collect(), None));
+        assert_eq!(rounds_to_use(&table, &[]), ((0..4).collect(), None));
         let steady = vec![row(&[90.0, 120.0]); 3];
-        let (used, state) = rounds_to_use(&steady);
+        let (used, state) = rounds_to_use(&steady, &[]);
         assert_eq!(used, vec![0, 1, 2]);
         assert_eq!(state.unwrap().ignored, 0);
     }

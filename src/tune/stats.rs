@@ -118,17 +118,15 @@ pub fn median_estimate(samples: &[Sample]) -> Estimate {
         return e;
     }
     e.rate = (rates[(k - 1) / 2] + rates[k / 2]) / 2.0;
-    match order_rank(k) {
-        Some(j) => {
-            e.low = rates[j - 1];
-            e.high = rates[k - j];
-        }
-        None => {
-            e.low = 0.0;
-            e.high = f64::MAX;
-        }
-    }
+    (e.low, e.high) = median_interval(&rates).unwrap_or((0.0, f64::MAX));
     e
+}
+
+/// The distribution-free 99 % interval of the median of `sorted` (ascending): its `j`-th
+/// lowest and `j`-th highest values ([`median_estimate`]); `None` below 8 values.
+pub fn median_interval(sorted: &[f64]) -> Option<(f64, f64)> {
+    let k = sorted.len();
+    order_rank(k).map(|j| (sorted[j - 1], sorted[k - j]))
 }
 
 /// The largest `j >= 1` with `P(Binomial(k, 1/2) < j) <= 0.005`, if any.

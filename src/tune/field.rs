@@ -1,0 +1,118 @@
+//! Who is still in the final race ([`super::decide::race`]), and on what evidence. Two
+//! finalists are compared round by round: the ratio of their chunks' weak outcomes per second
+//! within each round, whose median has a distribution-free 99 % interval
+//! ([`median_interval`]). A drift of the machine that moves every configuration alike (other
+//! load, a virtual machine's cores moved within one state) cancels in the ratio, where it would
+//! widen each finalist's own interval.
+
+use super::stats::{median_interval, Sample};
+
+/// Consecutive rounds a finalist's interval must lie below the best before it leaves: one
+/// round below is what 99 % intervals show by chance once in a while over many looks.
+pub const HOLD: usize = 2;
+
+/// How much better than another a finalist must be, at least, for the other to leave: a
+/// difference of a few percent is real on a quiet machine (the chunks of one state agree
+/// closely) but not worth a change from the baseline, and which side of it a run lands on is
+/// chance.
+pub const MARGIN: f64 = 1.1;
+
+/// The finalists still in (indices into the race's finalists), and how they got there.
+pub struct Field {
+    /// The finalists still in.
+    pub alive: Vec<usize>,
+    /// Per finalist, the consecutive judgements it has been beaten in.
+    below: Vec<usize>,
+    /// The rounds of the last judgement: those of the state the race is decided in.
+    used: Vec<usize>,
+    /// Of them, the rounds in which every finalist still in ran a chunk.
+    pub complete: usize,
+}
+
+impl Field {
+    /// All `n` finalists in, nothing judged.
+    pub fn new(n: usize) -> Field {
+        Field {
+            alive: (0..n).collect(),
+            below: vec![0; n],
+            used: Vec::new(),
+            complete: 0,
+        }
+    }
+
+    /// Judges the race again on the rounds `used` of `table` (per round, each finalist's
+    /// chunk), once it has `min_rounds` complete ones: a finalist that another has beaten by
+    /// [`MARGIN`] ([`ratio_low`]) in [`HOLD`] consecutive judgements leaves.
+    pub fn update(&mut self, table: &[Vec<Option<Sample>>], used: Vec<usize>, min_rounds: usize) {
+        // The state the race is decided in changed (the machine moved, and stayed): what
+        // the other state's rounds decided no longer stands, and everyone runs again.
+        if !self.used.iter().all(|r| used.contains(r)) {
+            *self = Field::new(self.below.len());
+        }
+        let complete = self.complete_in(table, &used);
+        // Only a complete round in the state is new evidence: another leaves the comparisons
+        // as they were, and must not count towards [`HOLD`] again.
+        if complete > self.complete && complete >= min_rounds.max(2) {
+            self.drop_worse(table, &used);
+        }
+        self.complete = self.complete_in(table, &used);
+        self.used = used;
+    }
+
+    /// The rounds the last judgement used.
+    pub fn used(&self) -> &[usize] {
+        &self.used
+    }
+
+    /// The rounds among `used` in which every finalist still in ran a chunk.
+    fn complete_in(&self, table: &[Vec<Option<Sample>>], used: &[usize]) -> usize {
+        let full = |r: &&usize| self.alive.iter().all(|&k| table[**r][k].is_some());
+        used.iter().filter(full).count()
+    }
+
+    /// Counts, for each finalist still in, the consecutive judgements another has beaten it
+    /// in, and drops those at [`HOLD`].
+    fn drop_worse(&mut self, table: &[Vec<Option<Sample>>], used: &[usize]) {
+        let alive = &self.alive;
+        let beaten: Vec<bool> = alive
+            .iter()
+            .map(|&k| {
+                let beats = |&j: &usize| j != k && ratio_low(table, used, j, k) > MARGIN;
+                alive.iter().any(beats)
+            })
+            .collect();
+        for (&k, beaten) in alive.iter().zip(beaten) {
+            self.below[k] = if beaten { self.below[k] + 1 } else { 0 };
+        }
+        let below = &self.below;
+        self.alive.retain(|&k| below[k] < HOLD);
+    }
+}
+
+/// The lower end of the 99 % interval of the median, over the rounds `used`, of finalist
+/// `a`'s chunk rate divided by `b`'s in the same round; 0 while too few rounds give one.
+fn ratio_low(table: &[Vec<Option<Sample>>], used: &[usize], a: usize, b: usize) -> f64 {
+    let mut ratios: Vec<f64> = used
+        .iter()
+        .filter_map(|&r| Some(ratio(table[r][a]?, table[r][b]?)))
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    median_interval(&ratios).map_or(0.0, |(low, _)| low)
+}
+
+/// `a`'s weak outcomes per second over `b`'s: unbounded where only `b` saw none, 1 where
+/// neither did.
+fn ratio(a: Sample, b: Sample) -> f64 {
+    let rate = |s: Sample| {
+        if s.seconds > 0.0 {
+            s.weak as f64 / s.seconds
+        } else {
+            0.0
+        }
+    };
+    match (rate(a), rate(b)) {
+        (x, y) if y > 0.0 => x / y,
+        (x, _) if x > 0.0 => f64::INFINITY,
+        _ => 1.0,
+    }
+}
