@@ -144,6 +144,19 @@ fn the_tuned_file_says_where_and_how_it_was_tuned() {
             .sum();
         assert_eq!(n, 4000, "two chunks of a fixed 2000 instances each");
     }
+    // The race compared the finalists with the baseline round by round, and the file says
+    // what that gave; the baseline against itself is 1 in every round.
+    let d = &s["search"]["decision"];
+    let ratios = d["vs_baseline"].as_array().expect("ratios recorded");
+    assert_eq!(ratios.len(), d["finalists"].as_array().unwrap().len());
+    for key in ["median", "low", "high"] {
+        assert_eq!(ratios[0][key].as_f64(), Some(1.0), "{key}: {d}");
+    }
+    let race = file.lines().find(|l| l.starts_with("# final race: "));
+    assert!(
+        race.is_some_and(|l| l.contains("times the baseline's weak/s")),
+        "{file}"
+    );
 }
 
 /// `run --stress tuned:FILE` on the CPU runs with the file's options, recorded in `run.json`.

@@ -8,6 +8,7 @@ use super::{options_map, AppError, Exit};
 use crate::cli::TuneArgs;
 use crate::harness::{self, Backend, Budget};
 use crate::litmus::{self, ast::Test};
+use crate::tune::field::{Ratio, MARGIN};
 use crate::tune::{search, tuned_file, Outcome, Plan, SearchRecord, Space};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -269,11 +270,48 @@ fn provenance_lines(ctx: &Context<'_>, outcome: &Outcome) -> Vec<(String, String
             ctx.space.describe(&best.point),
         ),
     ];
+    if let Some(race) = final_race(ctx.space, outcome) {
+        v.push(("final race".into(), race));
+    }
     if let Some(state) = decided_in(outcome) {
         v.push(("decided in".into(), state));
     }
     v.extend(ctx.provenance.iter().map(|(k, x)| (k.clone(), x.clone())));
     v
+}
+
+/// What the final race measured, round by round: the winner's weak/s over the baseline's, or,
+/// where the baseline stayed, the closest challenger's.
+fn final_race(space: &Space, outcome: &Outcome) -> Option<String> {
+    let d = outcome.decision.as_ref()?;
+    let ratio_of = |trial: usize| {
+        let k = d.finalists.iter().position(|&i| i == trial)?;
+        d.vs_baseline.get(k).copied().flatten()
+    };
+    let show = |r: Ratio| {
+        let high = if r.high == f64::MAX {
+            "unbounded".to_string()
+        } else {
+            format!("{:.2}", r.high)
+        };
+        format!(
+            "{:.2} times the baseline's weak/s (median of {} rounds' ratios; 99 % interval {:.2} to {high})",
+            r.median, r.rounds, r.low
+        )
+    };
+    if outcome.best != 0 {
+        return Some(show(ratio_of(outcome.best)?));
+    }
+    let (closest, r) = d.finalists[1..]
+        .iter()
+        .filter_map(|&i| Some((i, ratio_of(i)?)))
+        .max_by(|a, b| a.1.median.total_cmp(&b.1.median))?;
+    Some(format!(
+        "the baseline stays (nothing beat it by {:.0} %); the closest, {}: {}",
+        (MARGIN - 1.0) * 100.0,
+        space.describe(&outcome.trials[closest].point),
+        show(r)
+    ))
 }
 
 /// The machine's state the final race was decided in, where its chunks measured one (the

@@ -14,7 +14,7 @@
 //! measurements: the finalist nearest the baseline ([`canonical`]). So a rerun changes its
 //! answer only if a difference is clear in one run and not even arguable in the other.
 
-use super::field::{Field, MARGIN};
+use super::field::{paired, Field, Ratio, MARGIN};
 use super::rng::derive;
 use super::space::{Point, Space};
 use super::state::{rounds_to_use, LinkState};
@@ -40,6 +40,10 @@ pub struct Decision {
     /// Their estimates over the rounds of [`Decision::state`]: the median chunk rate with its
     /// order-statistic interval (shown; the race compares finalists round by round).
     pub estimates: Vec<Estimate>,
+    /// Each finalist's weak/s over the baseline's, round by round over the rounds of
+    /// [`Decision::state`] (`None` with too few rounds in common): what decided.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vs_baseline: Vec<Option<Ratio>>,
     /// The machine's state the decision was made in, where the chunks measured it (the CPU):
     /// the rounds whose chunks all saw it; the others are recorded and left out.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -136,6 +140,7 @@ pub fn race(
     let mut d = Decision {
         samples: vec![Vec::new(); n],
         estimates: vec![estimate(&[]); n],
+        vs_baseline: Vec::new(),
         state: None,
         tied: Vec::new(),
         rounds: 0,
@@ -182,6 +187,9 @@ fn judge(d: &mut Decision, table: &[Vec<Option<Sample>>], before: &[usize]) -> V
         let chunks: Vec<Sample> = used.iter().filter_map(|&r| table[r][k]).collect();
         *e = median_estimate(&chunks);
     }
+    d.vs_baseline = (0..d.finalists.len())
+        .map(|k| paired(table, &used, k, 0))
+        .collect();
     d.state = state;
     used
 }

@@ -6,6 +6,7 @@
 //! widen each finalist's own interval.
 
 use super::stats::{median_interval, Sample};
+use serde::{Deserialize, Serialize};
 
 /// Consecutive rounds a finalist's interval must lie below the best before it leaves: one
 /// round below is what 99 % intervals show by chance once in a while over many looks.
@@ -89,15 +90,42 @@ impl Field {
     }
 }
 
-/// The lower end of the 99 % interval of the median, over the rounds `used`, of finalist
-/// `a`'s chunk rate divided by `b`'s in the same round; 0 while too few rounds give one.
-fn ratio_low(table: &[Vec<Option<Sample>>], used: &[usize], a: usize, b: usize) -> f64 {
+/// One finalist's weak outcomes per second over another's, round by round: the median of
+/// the rounds' ratios with its 99 % interval.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ratio {
+    /// The median ratio.
+    pub median: f64,
+    /// The interval's lower end.
+    pub low: f64,
+    /// Its upper end (`f64::MAX` for unbounded, so that the record stays JSON).
+    pub high: f64,
+    /// Rounds in which both ran a chunk.
+    pub rounds: usize,
+}
+
+/// Finalist `a`'s chunk rate over `b`'s in each of the rounds `used` where both ran one;
+/// `None` while too few rounds give an interval.
+pub fn paired(table: &[Vec<Option<Sample>>], used: &[usize], a: usize, b: usize) -> Option<Ratio> {
     let mut ratios: Vec<f64> = used
         .iter()
         .filter_map(|&r| Some(ratio(table[r][a]?, table[r][b]?)))
         .collect();
     ratios.sort_by(f64::total_cmp);
-    median_interval(&ratios).map_or(0.0, |(low, _)| low)
+    let (low, high) = median_interval(&ratios)?;
+    let k = ratios.len();
+    let finite = |x: f64| if x.is_finite() { x } else { f64::MAX };
+    Some(Ratio {
+        median: finite((ratios[(k - 1) / 2] + ratios[k / 2]) / 2.0),
+        low: finite(low),
+        high: finite(high),
+        rounds: k,
+    })
+}
+
+/// The lower end of [`paired`]'s interval; 0 while there is none.
+fn ratio_low(table: &[Vec<Option<Sample>>], used: &[usize], a: usize, b: usize) -> f64 {
+    paired(table, used, a, b).map_or(0.0, |r| r.low)
 }
 
 /// `a`'s weak outcomes per second over `b`'s: unbounded where only `b` saw none, 1 where
@@ -114,5 +142,63 @@ fn ratio(a: Sample, b: Sample) -> f64 {
         (x, y) if y > 0.0 => x / y,
         (x, _) if x > 0.0 => f64::INFINITY,
         _ => 1.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(weak: u64) -> Option<Sample> {
+        Some(Sample {
+            instances: 1000,
+            weak,
+            seconds: 0.5,
+            link_ns: None,
+        })
+    }
+
+    #[test]
+    fn the_ratio_is_taken_within_rounds_and_needs_eight_of_them() {
+        // The machine doubles and halves the rates; the second finalist is 1.5 times the
+        // first in every round all the same.
+        let table: Vec<Vec<Option<Sample>>> = (0..12u64)
+            .map(|r| {
+                let speed = if r % 3 == 0 { 4 } else { 1 };
+                vec![chunk(100 * speed), chunk(150 * speed), None]
+            })
+            .collect();
+        let all: Vec<usize> = (0..12).collect();
+        let r = paired(&table, &all, 1, 0).unwrap();
+        assert_eq!((r.median, r.low, r.high, r.rounds), (1.5, 1.5, 1.5, 12));
+        assert_eq!(
+            paired(&table, &all[..7], 1, 0),
+            None,
+            "7 rounds give no interval"
+        );
+        assert_eq!(paired(&table, &all, 2, 0), None, "no rounds in common");
+    }
+
+    #[test]
+    fn nothing_seen_by_one_side_is_unbounded_and_by_both_is_even() {
+        assert_eq!(ratio(chunk(5).unwrap(), chunk(0).unwrap()), f64::INFINITY);
+        assert_eq!(ratio(chunk(0).unwrap(), chunk(0).unwrap()), 1.0);
+        let table = vec![vec![chunk(5), chunk(0)]; 8];
+        let r = paired(&table, &(0..8).collect::<Vec<_>>(), 0, 1).unwrap();
+        assert_eq!((r.median, r.high), (f64::MAX, f64::MAX), "kept JSON");
+    }
+
+    #[test]
+    fn a_finalist_beaten_in_two_judgements_running_leaves() {
+        let table: Vec<Vec<Option<Sample>>> = (0..10)
+            .map(|r| vec![chunk(100 + r), chunk(105), chunk(200)])
+            .collect();
+        let mut field = Field::new(3);
+        for r in 1..=8 {
+            field.update(&table[..r], (0..r).collect(), 3);
+        }
+        assert_eq!(field.alive, vec![0, 1, 2], "beaten once, at 8 rounds");
+        field.update(&table[..9], (0..9).collect(), 3);
+        assert_eq!(field.alive, vec![2], "beaten twice running");
     }
 }
