@@ -63,8 +63,9 @@ pub enum Command {
     /// `stress` preset, or the CPU's defaults), then --random configurations drawn from
     /// --seed, then --local perturbations of the best few; each configuration runs in chunks
     /// until its 99 % interval of weak/s falls below the best one's lower bound, or
-    /// --max-chunks. The winner is the earliest configuration the measurements cannot tell
-    /// from the best, so the baseline stays unless beaten on evidence. Writes
+    /// --max-chunks. The baseline, its neighbours and the best few then race afresh, side by
+    /// side, compared round by round; the winner is the one nearest the baseline that nothing
+    /// beat by 10 %, so the baseline stays unless beaten on evidence. Writes
     /// FAMILY.stress (read by `run --stress tuned:FILE`) and FAMILY.search.json per family
     /// (docs/tune.md).
     Tune(TuneArgs),
@@ -686,9 +687,10 @@ pub struct TuneArgs {
     /// none beats significantly wins (below 2: no final race, the search's own winner stands).
     #[arg(long, default_value_t = 4)]
     pub finalists: usize,
-    /// Rounds of the final race in one machine state (one chunk per finalist each; its
-    /// medians' intervals need 8 before a finalist can leave; on the CPU, rounds in another
-    /// state of the host's core placement are left out, up to three times as many in all).
+    /// Rounds of the final race in one machine state (one chunk per finalist each; the
+    /// round-by-round ratios' intervals need 8 before a finalist can leave; on the CPU, rounds
+    /// in another state of the host's core placement are left out, up to three times as many
+    /// in all).
     #[arg(long, default_value_t = 16)]
     pub final_rounds: usize,
     /// Seconds of one chunk on the GPU (per test of the family).
