@@ -249,7 +249,6 @@ mod tests {
     }
 
     fn decide(rates: &[f64], spread: f64, dead: u64, seed: u64) -> Decision {
-        let trials: Vec<Trial> = (0..rates.len()).map(trial).collect();
         let mut e = Noisy {
             rates: rates.to_vec(),
             spread,
@@ -257,13 +256,19 @@ mod tests {
             chunks: 0,
             limit: usize::MAX,
         };
+        race_all(rates.len(), seed, 16, &mut e)
+    }
+
+    /// Races configurations `0..n` (trial `i` at sync value `i`) for at most `rounds` rounds.
+    fn race_all(n: usize, seed: u64, rounds: usize, e: &mut dyn Evaluator) -> Decision {
+        let trials: Vec<Trial> = (0..n).map(trial).collect();
         let plan = FinalPlan {
             seed,
-            finalists: rates.len(),
-            rounds: 16,
+            finalists: n,
+            rounds,
             min_rounds: 3,
         };
-        race(&space(), &trials, (0..rates.len()).collect(), &plan, &mut e).unwrap()
+        race(&space(), &trials, (0..n).collect(), &plan, e).unwrap()
     }
 
     #[test]
@@ -394,14 +399,7 @@ mod tests {
                 settles: usize::MAX,
                 chunks: 0,
             };
-            let plan = FinalPlan {
-                seed,
-                finalists: 2,
-                rounds: 16,
-                min_rounds: 3,
-            };
-            let trials: Vec<Trial> = (0..2).map(trial).collect();
-            let d = race(&space(), &trials, vec![0, 1], &plan, &mut e).unwrap();
+            let d = race_all(2, seed, 16, &mut e);
             let state = d.state.expect("the chunks measured the state");
             assert_eq!(
                 state.low_ns, state.high_ns,
@@ -434,14 +432,7 @@ mod tests {
                 settles: 33,
                 chunks: 0,
             };
-            let plan = FinalPlan {
-                seed,
-                finalists: 3,
-                rounds: 16,
-                min_rounds: 3,
-            };
-            let trials: Vec<Trial> = (0..3).map(trial).collect();
-            let d = race(&space(), &trials, vec![0, 1, 2], &plan, &mut e).unwrap();
+            let d = race_all(3, seed, 16, &mut e);
             let state = d.state.expect("the chunks measured the state");
             assert_eq!(state.high_ns, 90.0, "seed {seed}: {d:?}");
             assert_eq!(d.tied, vec![0], "seed {seed}: {d:?}");
@@ -486,14 +477,7 @@ mod tests {
                 period,
                 chunks: 0,
             };
-            let plan = FinalPlan {
-                seed,
-                finalists: 2,
-                rounds: 16,
-                min_rounds: 3,
-            };
-            let trials: Vec<Trial> = (0..2).map(trial).collect();
-            let d = race(&space(), &trials, vec![0, 1], &plan, &mut e).unwrap();
+            let d = race_all(2, seed, 16, &mut e);
             assert!(
                 d.estimates[1].low < d.estimates[0].high,
                 "period {period}: the intervals overlap: {d:?}"
@@ -504,7 +488,6 @@ mod tests {
 
     #[test]
     fn a_race_the_budget_cuts_keeps_every_finalist_left_and_says_so() {
-        let trials: Vec<Trial> = (0..3).map(trial).collect();
         let mut e = Noisy {
             rates: vec![100.0, 1000.0, 100.0],
             spread: 0.1,
@@ -512,13 +495,7 @@ mod tests {
             chunks: 0,
             limit: 4,
         };
-        let plan = FinalPlan {
-            seed: 1,
-            finalists: 3,
-            rounds: 8,
-            min_rounds: 3,
-        };
-        let d = race(&space(), &trials, vec![0, 1, 2], &plan, &mut e).unwrap();
+        let d = race_all(3, 1, 8, &mut e);
         assert!(d.cut_short);
         assert_eq!(d.tied, vec![0, 1, 2], "no one left before min_rounds");
         assert_eq!(d.samples.iter().map(Vec::len).sum::<usize>(), 4);
