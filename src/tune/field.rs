@@ -65,6 +65,25 @@ impl Field {
         &self.used
     }
 
+    /// Whether a finalist still in has been beaten in the last judgement, but not yet in
+    /// [`HOLD`] running: the next judgement settles it.
+    pub fn pending(&self) -> bool {
+        self.alive.iter().any(|&k| self.below[k] > 0)
+    }
+
+    /// Whether a finalist still in is a median [`MARGIN`] times another's, round by round,
+    /// with an interval that does not show it yet.
+    pub fn unsettled(&self, table: &[Vec<Option<Sample>>]) -> bool {
+        let pairs = self
+            .alive
+            .iter()
+            .flat_map(|&a| self.alive.iter().map(move |&b| (a, b)));
+        pairs
+            .filter(|(a, b)| a != b)
+            .filter_map(|(a, b)| paired(table, &self.used, a, b))
+            .any(|r| r.median > MARGIN && r.low <= MARGIN)
+    }
+
     /// The rounds among `used` in which every finalist still in ran a chunk.
     fn complete_in(&self, table: &[Vec<Option<Sample>>], used: &[usize]) -> usize {
         let full = |r: &&usize| self.alive.iter().all(|&k| table[**r][k].is_some());
