@@ -132,7 +132,8 @@ pub fn finalists(space: &Space, trials: &[Trial], ranked: &[usize], n: usize) ->
 
 /// Races `finalists` (trial indices of `trials`) and returns the decision. The race runs
 /// `plan.rounds` complete rounds in one state of the machine ([`OVERTIME`] times as many while
-/// it is unsettled; at most [`STATE_PATIENCE`] times as many rounds in all), and is decided on
+/// it is unsettled; at most [`STATE_PATIENCE`] times as many rounds since it last started
+/// again in a new state, and twice that in all), and is decided on
 /// those.
 pub fn race(
     space: &Space,
@@ -155,7 +156,13 @@ pub fn race(
     // Per round, each finalist's chunk (`None` once it is out).
     let mut table: Vec<Vec<Option<Sample>>> = Vec::new();
     let mut field = Field::new(n);
-    'rounds: for round in 0..plan.rounds * STATE_PATIENCE {
+    let patience = plan.rounds * STATE_PATIENCE;
+    'rounds: for round in 0..patience * 2 {
+        // A race that started again in a new state has its patience anew (the state changes
+        // only once the new one has twice the other's rounds, so seldom more than once).
+        if round >= field.since + patience {
+            break;
+        }
         let mut row = vec![None; n];
         let mut order = field.alive.clone();
         let turn = round % order.len().max(1);
@@ -436,15 +443,16 @@ mod tests {
 
     #[test]
     fn a_race_whose_machine_moves_for_good_starts_again_in_the_new_state() {
-        // Far for 11 rounds of three, where the baseline is clearly worst and leaves; then
-        // near for good, where it is clearly best: once the near rounds outnumber the far
-        // ones twice, the race starts again there, with everyone.
-        for seed in 0..6 {
+        // Far for 11 to 14 rounds (of three, then two), where the baseline is clearly worst and leaves;
+        // then near for good, where it is clearly best: once the near rounds outnumber the far
+        // ones twice, the race starts again there, with everyone, and its patience anew.
+        let mut longest = 0;
+        for (seed, settles) in [(0, 33), (1, 33), (2, 36), (3, 36), (4, 38), (5, 38)] {
             let mut e = Moving {
                 near: vec![1750.0, 950.0, 1000.0],
                 far: vec![350.0, 560.0, 540.0],
-                period: 33,
-                settles: 33,
+                period: settles,
+                settles,
                 chunks: 0,
             };
             let d = race_all(3, seed, 16, &mut e);
@@ -453,7 +461,12 @@ mod tests {
             assert_eq!(d.tied, vec![0], "seed {seed}: {d:?}");
             let far_chunks = d.samples[0].iter().filter(|s| s.link_ns == Some(400.0));
             assert!(far_chunks.count() < 11, "it had left in the far state");
+            longest = longest.max(d.rounds);
         }
+        assert!(
+            longest > 16 * STATE_PATIENCE,
+            "a late move gets patience anew"
+        );
     }
 
     /// A machine whose speed for every configuration alike jumps 2.5-fold every `period`

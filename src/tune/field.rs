@@ -28,6 +28,8 @@ pub struct Field {
     used: Vec<usize>,
     /// Of them, the rounds in which every finalist still in ran a chunk.
     pub complete: usize,
+    /// The rounds run when the race last started again in a new state (0: never).
+    pub since: usize,
 }
 
 impl Field {
@@ -38,6 +40,7 @@ impl Field {
             below: vec![0; n],
             used: Vec::new(),
             complete: 0,
+            since: 0,
         }
     }
 
@@ -49,6 +52,7 @@ impl Field {
         // the other state's rounds decided no longer stands, and everyone runs again.
         if !self.used.iter().all(|r| used.contains(r)) {
             *self = Field::new(self.below.len());
+            self.since = table.len();
         }
         let complete = self.complete_in(table, &used);
         // Only a complete round in the state is new evidence: another leaves the comparisons
