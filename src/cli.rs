@@ -688,9 +688,9 @@ pub struct TuneArgs {
     #[arg(long, default_value_t = 4)]
     pub finalists: usize,
     /// Rounds of the final race in one machine state (one chunk per finalist each; the
-    /// round-by-round ratios' intervals need 8 before a finalist can leave; on the CPU, rounds
-    /// in another state of the host's core placement are left out, up to three times as many
-    /// in all).
+    /// round-by-round ratios' intervals need 8 before a finalist can leave; up to twice as
+    /// many while a median ratio is past 10 % and its interval not yet; on the CPU, rounds in
+    /// another state of the host's core placement are left out, up to three times as many).
     #[arg(long, default_value_t = 16)]
     pub final_rounds: usize,
     /// Seconds of one chunk on the GPU (per test of the family).
