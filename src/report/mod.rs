@@ -15,6 +15,7 @@ pub mod stats;
 pub mod summary;
 pub mod table;
 pub mod tune_page;
+pub mod tune_race;
 
 use crate::results::{self, record_stems, ResultSet, ResultsError, TestRecord};
 use std::path::{Path, PathBuf};

@@ -1,10 +1,12 @@
 //! The page of a tuning search (`tune.md`, `tune.html`, `plots/tune-FAMILY.png`): per family
-//! the best configurations with their weak/s and intervals, and the weak rate of every
+//! the best configurations with their weak/s and intervals, the final race ([`tune_race`]),
+//! and the weak rate of every
 //! configuration tried against each knob's value (one panel per knob; the winner red, the
 //! baseline blue, the rest grey; bars are the 99 % intervals). Rendered from the search
 //! records alone, so a committed tuned folder re-renders the same.
 
 use super::plot::{register_font, FAMILY as FONT_FAMILY};
+use super::tune_race;
 use crate::text::{html as esc, md_code};
 use crate::tune::SearchRecord;
 use plotters::coord::Shift;
@@ -86,6 +88,13 @@ pub fn markdown(records: &[SearchRecord]) -> String {
                 t.phase
             );
         }
+        if let Some(caption) = tune_race::caption(r) {
+            let _ = write!(s, "\n{caption}\n\n| {} |\n", tune_race::HEADER.join(" | "));
+            s.push_str("|---|---|---|---|---|\n");
+            for [config, rest @ ..] in tune_race::rows(r) {
+                let _ = writeln!(s, "| {} | {} |", md_code(&config), rest.join(" | "));
+            }
+        }
         let _ = writeln!(
             s,
             "\n![weak/s against each knob](plots/tune-{}.png)",
@@ -131,6 +140,18 @@ pub fn html(records: &[SearchRecord]) -> Result<String, String> {
             );
         }
         s.push_str("</table>\n");
+        if let Some(caption) = tune_race::caption(r) {
+            let _ = write!(s, "<p>{}</p>\n<table><tr>", esc(&caption));
+            for head in tune_race::HEADER {
+                let _ = write!(s, "<th>{}</th>", esc(head));
+            }
+            s.push_str("</tr>\n");
+            for row in tune_race::rows(r) {
+                let cells: String = row.iter().map(|c| format!("<td>{}</td>", esc(c))).collect();
+                let _ = writeln!(s, "<tr>{cells}</tr>");
+            }
+            s.push_str("</table>\n");
+        }
         s.push_str(&svg(r)?);
     }
     s.push_str("</body></html>\n");
@@ -337,7 +358,19 @@ mod tests {
             md.contains("cpu backend (Test CPU), tests SB, seed 1"),
             "{md}"
         );
+        // The final race: the baseline's row first, its ratio to itself 1 in every round, and
+        // the winner's row says so.
+        assert!(md.contains("\nFinal race: "), "{md}");
+        let race: Vec<&str> = md
+            .lines()
+            .skip_while(|l| !l.starts_with("Final race: "))
+            .filter(|l| l.starts_with("| `"))
+            .collect();
+        assert!(race[0].contains("| 1.00 (1.00 to 1.00) |"), "{md}");
+        let winner = race.iter().find(|l| l.ends_with("| winner |")).unwrap();
+        assert!(winner.contains(&r.describe(r.search.best)), "{md}");
         let page = html(std::slice::from_ref(&r)).unwrap();
+        assert!(page.contains("<td>winner</td>"), "{page}");
         assert_eq!(page.matches("<svg").count(), 1);
         for knob in ["sync", "batch", "pack"] {
             // Each panel's caption is an SVG text element.
