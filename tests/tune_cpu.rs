@@ -157,6 +157,11 @@ fn the_tuned_file_says_where_and_how_it_was_tuned() {
         race.is_some_and(|l| l.contains("times the baseline's weak/s")),
         "{file}"
     );
+    let table = text(&o.stdout);
+    assert!(
+        table.contains(&format!("final race: {}", &race.unwrap()[14..])),
+        "{table}"
+    );
 }
 
 /// `run --stress tuned:FILE` on the CPU runs with the file's options, recorded in `run.json`.

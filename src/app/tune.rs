@@ -358,6 +358,9 @@ fn print_row(family: &str, space: &Space, outcome: &Outcome, file: &Path) {
                 s.low_ns, s.high_ns
             ))
     );
+    if let Some(race) = final_race(space, outcome) {
+        println!("         final race: {race}");
+    }
     println!("         -> {}", file.display());
 }
 
