@@ -207,11 +207,16 @@ pub enum CampaignCommand {
     /// Run the next steps not yet done (according to --results) within --budget, writing one
     /// archive per step and summary.txt into --out.
     ///
+    /// Steps are taken in manifest order; one whose estimate does not fit what is left of the
+    /// budget waits for the next window while shorter ones after it run. A `run` step an
+    /// earlier window cut short resumes with only the tests it left on this GPU.
+    ///
     /// A `run` step whose device is lost (a test timed out or met a sticky error) goes on with
     /// its remaining tests in a fresh process. A step is stopped (SIGTERM, then SIGKILL) when
     /// the budget runs out; what it finished is archived, marked incomplete.
     Run(CampaignRunArgs),
-    /// Say, from the step records under --results, which steps are done and which come next.
+    /// Say, from the step records under --results, which steps are done and which come next,
+    /// and plan the rest over windows of --budget.
     Status(CampaignStatusArgs),
     /// Unpack step archives into --results/<machine>/<run>/ and render each result set's
     /// report.
@@ -332,6 +337,10 @@ pub struct CampaignRunArgs {
 pub struct CampaignStatusArgs {
     #[command(flatten)]
     pub common: CampaignCommon,
+    /// The budget of one window's `campaign run` (`480s`, `9m` or seconds): the steps still
+    /// to do are planned over windows of it, as estimated.
+    #[arg(long, default_value = "480s")]
+    pub budget: String,
 }
 
 /// Arguments of `campaign unpack`.

@@ -194,6 +194,34 @@ fn the_checked_in_manifest_reads_and_says_what_comes_first() {
         assert!(said.contains(&format!("todo  litmus-{preset}")), "{said}");
         assert!(said.contains(&format!("todo  dat3m-{preset}")), "{said}");
     }
+    // What each issue of the hardware run is owed comes first: the first window (after the
+    // smoke call) runs the suite under every preset; the next ones bench, the compilers,
+    // the proxies and the tuning; every step fits some window.
+    let window = |step: &str| -> usize {
+        said.lines()
+            .filter_map(|l| l.trim().split_once(": "))
+            .find(|(_, steps)| steps.split([',', ' ']).any(|s| s == step))
+            .and_then(|(n, _)| n.parse().ok())
+            .unwrap_or_else(|| panic!("{step} in no window: {said}"))
+    };
+    for step in [
+        "preflight",
+        "litmus-basic",
+        "litmus-interleave",
+        "litmus-stress",
+    ] {
+        assert_eq!(window(step), 1, "{step}: {said}");
+    }
+    for step in [
+        "bench",
+        "compiler-jit",
+        "compiler-ptxas-13.0",
+        "dat3m-proxy",
+    ] {
+        assert_eq!(window(step), 2, "{step}: {said}");
+    }
+    assert!(window("tune") <= 4, "{said}");
+    assert!(!said.contains("never started"), "{said}");
 }
 
 #[test]
@@ -552,5 +580,107 @@ fn the_smoke_script_with_no_usable_gpu_ends_at_once_saying_why() {
     assert!(log.contains("== smoke: 0 of 3 presets ran"), "{log}");
     assert!(log.contains("packed: 0 result set(s)"), "{log}");
     assert_eq!(limits::check(&out).map(|f| f.len()), Ok(2));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The tests of the result set in `dir`, by path, with their instance counts.
+fn counts(dir: &Path) -> std::collections::BTreeMap<String, u64> {
+    let set = ptx_litmus::results::read_result_set(dir).unwrap();
+    set.tests
+        .iter()
+        .map(|t| (t.path.clone(), t.verdict.instances))
+        .collect()
+}
+
+#[test]
+fn a_step_cut_by_the_budget_resumes_with_only_the_tests_it_left() {
+    let dir = scratch("resume");
+    let manifest = dir.join("m.txt");
+    // The 1 s step gets 5 s of an 20 s budget (15 s are kept for packing): a few of its seven
+    // one-second tests, then it is stopped.
+    std::fs::write(&manifest, "s 1 run litmus/s --time 1\n").unwrap();
+    let results = dir.join("results");
+    let go = |out: &Path, budget: &str| {
+        let dirs = [
+            ("--manifest", manifest.as_path()),
+            ("--results", &results),
+            ("--out", out),
+        ];
+        let o = campaign(&["run", "--backend", "cpu", "--budget", budget], &dirs);
+        let u = bin()
+            .args(["campaign", "unpack", "--results"])
+            .arg(&results)
+            .arg(out.join("s.tar.gz"))
+            .output()
+            .unwrap();
+        assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+        text(&o.stdout)
+    };
+    let said = go(&dir.join("out1"), "20s");
+    assert!(said.contains("s: INCOMPLETE"), "{said}");
+    let first = step_dir(&results, "s");
+    let before = counts(&first);
+    assert!(
+        !before.is_empty() && before.len() < 7,
+        "{} tests recorded before the cut",
+        before.len()
+    );
+    let dirs = [("--manifest", manifest.as_path()), ("--results", &results)];
+    let status = text(&campaign(&["status", "--backend", "cpu"], &dirs).stdout);
+    let recorded = format!("; {} of 7 tests recorded, ~", before.len());
+    assert!(status.contains(&recorded), "{status}");
+
+    let said = go(&dir.join("out2"), "60s");
+    assert!(said.contains("s: complete"), "{said}");
+    let left = 7 - before.len();
+    assert!(
+        said.contains(&format!("tests were recorded there, {left} left")),
+        "{said}"
+    );
+    let status = text(&campaign(&["status", "--backend", "cpu"], &dirs).stdout);
+    assert!(status.contains("  done  s "), "{status}");
+    let done = status
+        .split("  done  s  ")
+        .nth(1)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap();
+    let after = counts(Path::new(done.trim()));
+    assert_eq!(after.len(), 7);
+    // The tests of the first try are merged in as they were counted, not run again.
+    for (path, n) in &before {
+        assert_eq!(after[path], *n, "{path}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_step_that_does_not_fit_leaves_the_budget_to_shorter_ones_after_it() {
+    let dir = scratch("fill");
+    let manifest = dir.join("m.txt");
+    std::fs::write(
+        &manifest,
+        "long 900 run litmus/mp --iterations 1000\n\
+         short 5 run litmus/corw --iterations 1000\n",
+    )
+    .unwrap();
+    let (out, results) = (dir.join("out"), dir.join("results"));
+    let dirs = [
+        ("--manifest", manifest.as_path()),
+        ("--results", &results),
+        ("--out", &out),
+    ];
+    let o = campaign(&["run", "--backend", "cpu", "--budget", "60s"], &dirs);
+    let said = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}{}", text(&o.stderr));
+    assert!(said.contains("not run: long (long needs ~900 s"), "{said}");
+    assert!(said.contains("short: complete"), "{said}");
+    let names: Vec<String> = limits::check(&out)
+        .unwrap()
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(names, ["short.tar.gz", "summary.txt"]);
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,9 +1,11 @@
 //! `ptx-litmus campaign status|machine` and what the campaign commands share: the manifest,
 //! the standing of its steps under `results/`, the machine folder of a backend.
 
+use super::campaign_resume::{self, Resume};
 use super::{AppError, Exit};
 use crate::campaign::manifest::{self, Step};
 use crate::campaign::progress::{self, Standing};
+use crate::campaign::window::{self, RESERVE_S};
 use crate::cli::{CampaignCommon, CampaignMachineArgs, CampaignStatusArgs};
 use crate::harness::{self, Backend};
 use crate::results::{self, Parameters, RunRecord};
@@ -29,6 +31,7 @@ pub fn standing(common: &CampaignCommon) -> Result<Vec<(Step, Standing)>, AppErr
 /// Runs `campaign status`.
 pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
     let c = &args.common;
+    let budget = window::budget_seconds(&args.budget)?;
     let all = standing(c)?;
     println!(
         "campaign {} on the {} backend, from the step records under {}/:",
@@ -37,34 +40,80 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
         c.results.display()
     );
     let width = all.iter().map(|(s, _)| s.name.len()).max().unwrap_or(0);
-    let mut next: Vec<&Step> = Vec::new();
+    // The steps to do, with what each still needs (less where a resumed try will skip the
+    // tests an earlier one recorded).
+    let mut next: Vec<(&Step, f64)> = Vec::new();
     for (step, st) in &all {
         let name = crate::text::pad(&step.name, width);
         match st {
             Standing::Done(dir) => println!("  done  {name}  {}", dir.display()),
             Standing::Todo(tries) => {
-                next.push(step);
-                let tried = match tries.last() {
-                    Some(d) => format!("  (incomplete: {})", d.display()),
-                    None => String::new(),
+                let resume = tries.last().and_then(|d| resumed(step, d, c));
+                let need =
+                    f64::from(step.seconds) * resume.as_ref().map_or(1.0, Resume::share_left);
+                let tried = match (tries.last(), &resume) {
+                    (Some(d), Some(r)) => format!(
+                        "  (incomplete: {}; {} of {} tests recorded, ~{need:.0} s left)",
+                        d.display(),
+                        r.recorded(),
+                        r.all.len()
+                    ),
+                    (Some(d), None) => format!("  (incomplete: {})", d.display()),
+                    (None, _) => String::new(),
                 };
                 println!("  todo  {name}  ~{} s{tried}", step.seconds);
+                next.push((step, need));
             }
         }
     }
-    match next.first() {
-        None => println!("every step is done"),
-        Some(first) => {
-            let total: u32 = next.iter().map(|s| s.seconds).sum();
-            println!(
-                "next: {} ({} step(s) left, ~{total} s in all): ptx-litmus campaign run \
-                 --budget 540s --out $OUT",
-                first.name,
-                next.len()
-            );
-        }
-    }
+    let Some((first, _)) = next.first() else {
+        println!("every step is done");
+        return Ok(Exit::Success);
+    };
+    print_windows(&next, budget);
+    let total: f64 = next.iter().map(|(_, n)| n).sum();
+    println!(
+        "next: {} ({} step(s) left, ~{total:.0} s in all): ptx-litmus campaign run \
+         --budget {} --out $OUT",
+        first.name,
+        next.len(),
+        args.budget
+    );
     Ok(Exit::Success)
+}
+
+/// Prints which steps each coming window of `budget` seconds runs, if each goes as
+/// estimated.
+fn print_windows(next: &[(&Step, f64)], budget: f64) {
+    let needs: Vec<f64> = next.iter().map(|(_, n)| *n).collect();
+    let plan = window::plan(&needs, budget);
+    println!(
+        "windows of {budget:.0} s ({RESERVE_S:.0} s kept for packing), as estimated: {}",
+        plan.windows.len()
+    );
+    let list = |ks: &[usize]| -> String {
+        ks.iter()
+            .map(|&k| next[k].0.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for (w, ks) in plan.windows.iter().enumerate() {
+        let secs: f64 = ks.iter().map(|&k| needs[k]).sum();
+        println!("  {}: {} (~{secs:.0} s)", w + 1, list(ks));
+    }
+    if !plan.never.is_empty() {
+        println!(
+            "  longer than a window, so never started: {} (give --budget more, or split them)",
+            list(&plan.never)
+        );
+    }
+}
+
+/// Where `step`, left incomplete in `dir`, resumes on the machine that try ran on.
+fn resumed(step: &Step, dir: &Path, c: &CampaignCommon) -> Option<Resume> {
+    let rec = progress::read(&dir.join(progress::RECORD)).ok()?;
+    let tries = [dir.to_path_buf()];
+    campaign_resume::find(step, &tries, &rec.machine, c.backend.as_str())
 }
 
 /// The machine folder (`results/<machine>/`) results of `backend` go into here; `Err` when

@@ -4,10 +4,13 @@
 use super::campaign::standing;
 use super::campaign_child::{supervise, Ended};
 use super::campaign_pack::pack;
+use super::campaign_resume::{self, Resume};
+use super::campaign_tests::run_command;
 use super::{interrupt, AppError, Exit};
 use crate::campaign::limits::{self, MAX_FILES};
 use crate::campaign::manifest::{split_run, Kind, Step};
 use crate::campaign::progress::{self, Standing, StepRecord};
+use crate::campaign::window::{self, budget_seconds, RESERVE_S};
 use crate::cli::CampaignRunArgs;
 use crate::results;
 use std::collections::BTreeSet;
@@ -15,28 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-/// Seconds kept back from the budget for packing the last archive and the summary.
-const RESERVE_S: f64 = 15.0;
-
 /// Processes a `run` step may take (one more each time the device is lost).
 const MAX_PROCESSES: u32 = 16;
-
-/// Reads `540s`, `9m` or `540`.
-pub fn budget_seconds(s: &str) -> Result<f64, String> {
-    let (num, unit) = match s.strip_suffix('s') {
-        Some(n) => (n, 1.0),
-        None => match s.strip_suffix('m') {
-            Some(n) => (n, 60.0),
-            None => (s, 1.0),
-        },
-    };
-    num.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|v| v.is_finite() && *v > 0.0 && *v <= 86_400.0)
-        .map(|v| v * unit)
-        .ok_or_else(|| format!("--budget {s}: expected seconds such as 540s, 9m or 540"))
-}
 
 /// What every step of this campaign run shares.
 struct Ctx {
@@ -71,21 +54,27 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
             .into());
         }
     }
-    let todo: Vec<&Step> = all
+    // Each step to run, with the folders of its incomplete tries (a done step run again
+    // with --only starts afresh).
+    let todo: Vec<(&Step, &[PathBuf])> = all
         .iter()
         .filter(|(s, st)| match args.only.is_empty() {
             true => matches!(st, Standing::Todo(_)),
             false => args.only.contains(&s.name),
         })
-        .map(|(s, _)| s)
+        .map(|(s, st)| match st {
+            Standing::Todo(tries) => (s, tries.as_slice()),
+            Standing::Done(_) => (s, &[][..]),
+        })
         .collect();
+    let steps: Vec<&Step> = todo.iter().map(|(s, _)| *s).collect();
     prepare_out(&args.out)?;
     let exe = std::env::current_exe()?;
     let machine = match ask_machine(&exe, args.common.backend.as_str()) {
         Ok(m) => m,
         Err(why) => {
             // What comes back from a device call is only `--out`: the reason goes there too.
-            write_nothing_ran(&args.out, &why, &todo)?;
+            write_nothing_ran(&args.out, &why, &steps)?;
             return Err(why.into());
         }
     };
@@ -114,20 +103,32 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
     interrupt::install();
     let mut lines = Vec::new();
     let mut failed = false;
-    for (k, step) in todo.iter().enumerate() {
+    let mut packed = 0;
+    for (k, &(step, tries)) in todo.iter().enumerate() {
         let left = budget - started.elapsed().as_secs_f64() - RESERVE_S;
         let room = limits::room(&ctx.out);
-        if let Some(why) = stop_before(step, left, k, interrupt::requested(), room) {
-            lines.push(format!("not run: {} ({why})", names(&todo[k..])));
+        if let Some(why) = stop_before(packed, interrupt::requested(), room) {
+            lines.push(format!("not run: {} ({why})", names(&steps[k..])));
             break;
         }
-        let deadline = Instant::now()
-            + Duration::from_secs_f64(left.min(2.0 * f64::from(step.seconds) + 30.0));
+        let resume = campaign_resume::find(step, tries, &ctx.machine, &ctx.backend);
+        let need = f64::from(step.seconds) * resume.as_ref().map_or(1.0, Resume::share_left);
+        if !window::fits(need, left) {
+            // A later, shorter step may still fit: the window is not left idle.
+            lines.push(format!(
+                "not run: {} ({})",
+                step.name,
+                late(step, need, left)
+            ));
+            continue;
+        }
+        let deadline = Instant::now() + Duration::from_secs_f64(left.min(2.0 * need + 30.0));
         let t0 = Instant::now();
-        let outcome = run_step(&ctx, step, deadline);
+        let outcome = run_step(&ctx, step, resume, deadline);
         let line = finish_step(&ctx, step, outcome, t0)?;
         failed |= !line.1;
         lines.push(line.0);
+        packed += 1;
     }
     let summary = write_summary(&ctx, &lines, started, budget);
     if args.work.is_none() {
@@ -141,9 +142,8 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
 /// Below this many bytes left for one more archive, no further step is started.
 const MIN_ROOM: u64 = 1 << 20;
 
-/// Why the campaign does not start `step` (the `k`-th of this run), if it does not; `room`
-/// is what its archive may take ([`limits::room`]).
-fn stop_before(step: &Step, left: f64, k: usize, stopped: bool, room: u64) -> Option<String> {
+/// Why the campaign starts no further step after `packed` archives, if it does not.
+fn stop_before(packed: usize, stopped: bool, room: u64) -> Option<String> {
     if stopped {
         return Some("the campaign was stopped".into());
     }
@@ -153,20 +153,21 @@ fn stop_before(step: &Step, left: f64, k: usize, stopped: bool, room: u64) -> Op
             limits::MAX_TOTAL_BYTES
         ));
     }
-    if k + 1 >= MAX_FILES {
-        return Some(format!(
+    (!window::file_left(packed)).then(|| {
+        format!(
             "{} archives and the summary are all that come back",
             MAX_FILES - 1
-        ));
-    }
-    (f64::from(step.seconds) > left).then(|| {
-        format!(
-            "{} needs ~{} s, {:.0} s of the budget left",
-            step.name,
-            step.seconds,
-            left.max(0.0)
         )
     })
+}
+
+/// Why `step`, needing `need` seconds, does not start with `left` seconds of the budget.
+fn late(step: &Step, need: f64, left: f64) -> String {
+    format!(
+        "{} needs ~{need:.0} s, {:.0} s of the budget left",
+        step.name,
+        left.max(0.0)
+    )
 }
 
 fn names(steps: &[&Step]) -> String {
@@ -225,8 +226,13 @@ fn write_nothing_ran(out: &Path, why: &str, todo: &[&Step]) -> Result<(), AppErr
     Ok(())
 }
 
-/// Runs one step until it ends or `deadline`.
-fn run_step(ctx: &Ctx, step: &Step, deadline: Instant) -> Result<Outcome, String> {
+/// Runs one step until it ends or `deadline`; a `run` step from where `resume` says.
+fn run_step(
+    ctx: &Ctx,
+    step: &Step,
+    resume: Option<Resume>,
+    deadline: Instant,
+) -> Result<Outcome, String> {
     let run = format!("{}-{}", step.name, ctx.stamp);
     let dir = ctx.work.join(&ctx.machine).join(&run);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -249,7 +255,7 @@ fn run_step(ctx: &Ctx, step: &Step, deadline: Instant) -> Result<Outcome, String
                 notes,
             })
         }
-        Kind::Run(args) => run_tests(ctx, args, &run, &dir, deadline),
+        Kind::Run(args) => run_tests(ctx, args, resume, &run, &dir, deadline),
     }
 }
 
@@ -268,11 +274,13 @@ fn only_set(dir: &Path) -> Option<PathBuf> {
     Some(std::fs::read_dir(group).ok()?.flatten().next()?.path())
 }
 
-/// A `run` step: `ptx-litmus run` in a process; when it loses the device (exit 4) with tests
-/// left, the rest in a fresh one; then the parts merged into one result set at `dir`.
+/// A `run` step: `ptx-litmus run` in a process (on the tests an earlier try left, when it
+/// resumes); when it loses the device (exit 4) with tests left, the rest in a fresh one; then
+/// the parts, the earlier try's set first, merged into one result set at `dir`.
 fn run_tests(
     ctx: &Ctx,
     args: &[String],
+    resume: Option<Resume>,
     run: &str,
     dir: &Path,
     deadline: Instant,
@@ -284,27 +292,27 @@ fn run_tests(
     let mut notes = Vec::new();
     let mut all: BTreeSet<String> = BTreeSet::new();
     let mut done: BTreeSet<String> = BTreeSet::new();
+    let log = ctx.work.join(format!("{run}.log"));
+    if let Some(r) = resume {
+        notes.push(r.note());
+        todo = r.left();
+        parts.push(r.set);
+        all = r.all;
+        done = r.done;
+        std::fs::write(&log, format!("{}\n", notes[0])).map_err(|e| e.to_string())?;
+    }
     let mut end = Ended {
         code: None,
         stopped: false,
     };
     for k in 1..=MAX_PROCESSES {
-        let part = ctx.work.join("parts").join(format!("{run}.p{k}"));
-        let mut cmd = Command::new(&ctx.exe);
-        cmd.arg("run").args(&todo).args(flags);
-        if !flags.iter().any(|f| f == "--seed") {
-            cmd.args(["--seed", "1"]);
+        if todo.is_empty() {
+            break;
         }
-        cmd.args([
-            "--backend",
-            &ctx.backend,
-            "--quiet",
-            "--run-id",
-            &format!("{run}.p{k}"),
-            "--results",
-        ]);
-        cmd.arg(&part);
-        end = supervise(cmd, deadline, &ctx.work.join(format!("{run}.log")))?;
+        let id = format!("{run}.p{k}");
+        let part = ctx.work.join("parts").join(&id);
+        let cmd = run_command(&ctx.exe, &todo, flags, &ctx.backend, &id, &part);
+        end = supervise(cmd, deadline, &log)?;
         exits.push(end.code.unwrap_or(-1));
         let Some(set) = only_set(&part) else { break };
         let Some((names, covered)) = covered(&set) else {
@@ -336,8 +344,7 @@ fn run_tests(
     }
     let complete = !end.stopped && !all.is_empty() && all.is_subset(&done);
     merge_parts(&parts, run, dir, complete)?;
-    std::fs::copy(ctx.work.join(format!("{run}.log")), dir.join("log.txt"))
-        .map_err(|e| e.to_string())?;
+    std::fs::copy(&log, dir.join("log.txt")).map_err(|e| e.to_string())?;
     Ok(Outcome {
         run: run.into(),
         complete,
@@ -498,26 +505,19 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_step_starts_only_with_time_a_file_and_room_for_its_archive() {
+    fn a_step_starts_only_with_a_file_and_room_for_its_archive() {
+        let room = limits::MAX_FILE_BYTES;
+        assert_eq!(stop_before(0, false, room), None);
+        assert_eq!(stop_before(MAX_FILES - 2, false, room), None);
+        assert!(stop_before(MAX_FILES - 1, false, room).is_some());
+        assert!(stop_before(0, true, room).is_some());
+        let full = stop_before(0, false, MIN_ROOM - 1).unwrap();
+        assert!(full.contains("bytes are left of the"), "{full}");
         let text = "s 100 run litmus/mp\n";
         let step = &crate::campaign::manifest::parse(text, Path::new("m.txt")).unwrap()[0];
-        let room = limits::MAX_FILE_BYTES;
-        assert_eq!(stop_before(step, 150.0, 0, false, room), None);
-        let late = stop_before(step, 99.0, 0, false, room).unwrap();
-        assert_eq!(late, "s needs ~100 s, 99 s of the budget left");
-        assert!(stop_before(step, 150.0, MAX_FILES - 1, false, room).is_some());
-        assert!(stop_before(step, 150.0, 0, true, room).is_some());
-        let full = stop_before(step, 150.0, 0, false, MIN_ROOM - 1).unwrap();
-        assert!(full.contains("bytes are left of the"), "{full}");
-    }
-
-    #[test]
-    fn budgets_read_in_seconds_or_minutes() {
-        assert_eq!(budget_seconds("540s"), Ok(540.0));
-        assert_eq!(budget_seconds("9m"), Ok(540.0));
-        assert_eq!(budget_seconds("12.5"), Ok(12.5));
-        for bad in ["", "0", "-1s", "xs", "inf", "100000"] {
-            assert!(budget_seconds(bad).is_err(), "{bad}");
-        }
+        assert_eq!(
+            late(step, 100.0, 99.0),
+            "s needs ~100 s, 99 s of the budget left"
+        );
     }
 }

@@ -6,14 +6,12 @@
 
 use super::campaign::steps;
 use super::campaign_child::supervise;
+use super::campaign_tests::{covered, owned, run_command};
 use super::{AppError, Exit};
 use crate::campaign::manifest::{split_run, Kind};
 use crate::cli::{CampaignShards, CampaignTaskArgs};
-use crate::litmus;
-use crate::results::{self, Shard};
-use std::collections::BTreeSet;
+use crate::results;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// A step's `run` arguments: test paths and flags.
@@ -34,14 +32,6 @@ pub fn run_args(s: &CampaignShards) -> Result<(Vec<String>, Vec<String>), AppErr
     }
     let (paths, flags) = split_run(args);
     Ok((paths.to_vec(), flags.to_vec()))
-}
-
-/// The test files shard `index` owns, as `run` names them.
-pub fn owned(paths: &[String], index: u32, count: u32) -> Result<Vec<String>, AppError> {
-    let roots: Vec<PathBuf> = paths.iter().map(PathBuf::from).collect();
-    let found = litmus::dedup_files(litmus::discover(&roots)?);
-    let shown: Vec<String> = found.iter().map(|p| p.display().to_string()).collect();
-    Ok(Shard { index, count }.select(&shown))
 }
 
 /// The folder of shard `index`'s part `k`.
@@ -77,18 +67,6 @@ pub fn parts(dir: &Path, index: u32) -> (Vec<PathBuf>, usize) {
     (out, k)
 }
 
-/// The tests the readable parts recorded or skipped with a reason.
-pub fn covered(parts: &[PathBuf]) -> BTreeSet<String> {
-    let mut done = BTreeSet::new();
-    for p in parts {
-        if let Ok(s) = results::read_result_set(p) {
-            done.extend(s.tests.iter().map(|t| t.path.clone()));
-            done.extend(s.run.skipped_tests.iter().map(|t| t.path.clone()));
-        }
-    }
-    done
-}
-
 /// Runs `campaign task`: the shard's tests not yet covered, as its next part.
 pub fn task(args: &CampaignTaskArgs) -> Result<Exit, AppError> {
     let s = &args.shards;
@@ -116,20 +94,8 @@ pub fn task(args: &CampaignTaskArgs) -> Result<Exit, AppError> {
     );
     let id = format!("{}.s{}.p{k}", s.step, args.index);
     let out = part_dir(&s.dir, args.index, k);
-    let mut cmd = Command::new(std::env::current_exe()?);
-    cmd.arg("run").args(&left).args(&flags);
-    if !flags.iter().any(|f| f == "--seed") {
-        cmd.args(["--seed", "1"]);
-    }
-    cmd.args([
-        "--backend",
-        s.backend.as_str(),
-        "--quiet",
-        "--run-id",
-        &id,
-        "--results",
-    ]);
-    cmd.arg(&out);
+    let exe = std::env::current_exe()?;
+    let cmd = run_command(&exe, &left, &flags, s.backend.as_str(), &id, &out);
     std::fs::create_dir_all(&out)?;
     // The task's own time limit is Slurm's; this one only bounds a process that never ends.
     let log = out.with_extension("log");

@@ -4,7 +4,8 @@
 //! set with its report or names the shards missing or incomplete and the `sbatch` command that
 //! reruns only those.
 
-use super::campaign_shard::{covered, owned, parts, run_args};
+use super::campaign_shard::{parts, run_args};
+use super::campaign_tests::{covered, owned};
 use super::{AppError, Exit};
 use crate::cli::{CampaignCollectArgs, CampaignShards, CampaignSubmitArgs};
 use crate::harness::Backend;

@@ -1,0 +1,107 @@
+//! Which steps one GPU window runs: in manifest order, each step whose expected time fits
+//! what is left of the budget (a step that does not fit leaves the time to later, shorter
+//! ones and waits for the next window), as long as another archive can come back. `campaign
+//! run` applies the rule to the time really left; `campaign status` to the estimates, window
+//! after window, to say how many windows the campaign still needs.
+
+use super::limits::MAX_FILES;
+
+/// Seconds kept back from a window's budget for packing the last archive and the summary.
+pub const RESERVE_S: f64 = 15.0;
+
+/// Reads `540s`, `9m` or `540`.
+pub fn budget_seconds(s: &str) -> Result<f64, String> {
+    let (num, unit) = match s.strip_suffix('s') {
+        Some(n) => (n, 1.0),
+        None => match s.strip_suffix('m') {
+            Some(n) => (n, 60.0),
+            None => (s, 1.0),
+        },
+    };
+    num.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite() && *v > 0.0 && *v <= 86_400.0)
+        .map(|v| v * unit)
+        .ok_or_else(|| format!("--budget {s}: expected seconds such as 540s, 9m or 540"))
+}
+
+/// Whether a step needing `need` seconds starts with `left` seconds of the budget.
+pub fn fits(need: f64, left: f64) -> bool {
+    need <= left
+}
+
+/// Whether one more archive can come back after `packed` (the summary takes a file too).
+pub fn file_left(packed: usize) -> bool {
+    packed + 1 < MAX_FILES
+}
+
+/// The plan of the steps still to run, with these expected `needs` in seconds, over windows
+/// of `budget` seconds each.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Plan {
+    /// Each window's steps (indices into `needs`), in the order they run.
+    pub windows: Vec<Vec<usize>>,
+    /// Steps longer than a whole window: they start in none (a larger budget, or a step
+    /// split in two, runs them).
+    pub never: Vec<usize>,
+}
+
+/// Plans `needs` over windows of `budget` seconds, each taking the steps that fit in order.
+pub fn plan(needs: &[f64], budget: f64) -> Plan {
+    let whole = budget - RESERVE_S;
+    let (mut todo, never): (Vec<usize>, Vec<usize>) =
+        (0..needs.len()).partition(|&k| fits(needs[k], whole));
+    let mut windows = Vec::new();
+    while !todo.is_empty() {
+        let mut left = whole;
+        let mut this = Vec::new();
+        for &k in &todo {
+            if file_left(this.len()) && fits(needs[k], left) {
+                left -= needs[k];
+                this.push(k);
+            }
+        }
+        todo.retain(|k| !this.contains(k));
+        windows.push(this);
+    }
+    Plan { windows, never }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn budgets_read_in_seconds_or_minutes() {
+        assert_eq!(budget_seconds("540s"), Ok(540.0));
+        assert_eq!(budget_seconds("9m"), Ok(540.0));
+        assert_eq!(budget_seconds("12.5"), Ok(12.5));
+        for bad in ["", "0", "-1s", "xs", "inf", "100000"] {
+            assert!(budget_seconds(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_step_that_does_not_fit_waits_while_shorter_ones_after_it_run() {
+        // 115 s of a 130 s window: the 60 s step fits, the 80 s one does not, the 50 s one
+        // after it does.
+        let p = plan(&[60.0, 80.0, 50.0, 10.0], 130.0);
+        assert_eq!(p.windows, vec![vec![0, 2], vec![1, 3]]);
+        assert!(p.never.is_empty());
+    }
+
+    #[test]
+    fn a_step_longer_than_a_window_is_set_apart_not_planned_forever() {
+        let p = plan(&[500.0, 20.0], 480.0);
+        assert_eq!(p.windows, vec![vec![1]]);
+        assert_eq!(p.never, vec![0]);
+    }
+
+    #[test]
+    fn a_window_holds_no_more_archives_than_come_back() {
+        let p = plan(&[1.0; 10], 480.0);
+        assert_eq!(p.windows[0].len(), MAX_FILES - 1);
+        assert_eq!(p.windows.len(), 2);
+    }
+}
