@@ -126,6 +126,11 @@ fn a_campaign_runs_packs_unpacks_and_resumes_from_what_is_done() {
     }
     assert!(said.contains("  todo  later"), "{said}");
     assert!(said.contains("next: later"), "{said}");
+    // Three complete steps give a pace, which the plan of the rest is scaled by.
+    assert!(
+        said.contains("the 3 complete step(s) on the cpu backend took"),
+        "{said}"
+    );
     // On the GPU backend nothing of this counts as done.
     let said = text(&campaign(&["status"], &common).stdout);
     assert!(said.contains("next: bench (4 step(s) left"), "{said}");

@@ -28,6 +28,13 @@ pub fn standing(common: &CampaignCommon) -> Result<Vec<(Step, Standing)>, AppErr
     Ok(steps.into_iter().zip(standing).collect())
 }
 
+/// How fast the complete steps recorded under `--results` ran on the backend, against their
+/// estimates (`None` until enough have).
+pub fn pace(common: &CampaignCommon) -> Option<progress::Pace> {
+    let (found, _) = progress::found(&common.results);
+    progress::pace(&found, common.backend.as_str())
+}
+
 /// Runs `campaign status`.
 pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
     let c = &args.common;
@@ -39,6 +46,7 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
         c.backend.as_str(),
         c.results.display()
     );
+    let pace = pace(c);
     let width = all.iter().map(|(s, _)| s.name.len()).max().unwrap_or(0);
     // The steps to do, with what each still needs (less where a resumed try will skip the
     // tests an earlier one recorded).
@@ -49,8 +57,8 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
             Standing::Done(dir) => println!("  done  {name}  {}", dir.display()),
             Standing::Todo(tries) => {
                 let resume = tries.last().and_then(|d| resumed(step, d, c));
-                let need =
-                    f64::from(step.seconds) * resume.as_ref().map_or(1.0, Resume::share_left);
+                let share = resume.as_ref().map_or(1.0, Resume::share_left);
+                let need = window::need(step.seconds, pace.map(|p| p.factor), share);
                 let tried = match (tries.last(), &resume) {
                     (Some(d), Some(r)) => format!(
                         "  (incomplete: {}; {} of {} tests recorded, ~{need:.0} s left)",
@@ -70,6 +78,17 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
         println!("every step is done");
         return Ok(Exit::Success);
     };
+    if let Some(p) = pace {
+        println!(
+            "the {} complete step(s) on the {} backend took {:.2}× their estimates (median, \
+             kept within {}–{}×): the plan scales the estimates by it",
+            p.steps,
+            c.backend.as_str(),
+            p.factor,
+            progress::PACE_BOUNDS.0,
+            progress::PACE_BOUNDS.1
+        );
+    }
     print_windows(&next, budget);
     let total: f64 = next.iter().map(|(_, n)| n).sum();
     println!(

@@ -1,7 +1,7 @@
 //! `ptx-litmus campaign run`: the next undone steps of the manifest within a time budget, each
 //! in processes of its own, each packed into one archive under `--out`, plus `summary.txt`.
 
-use super::campaign::standing;
+use super::campaign::{pace, standing};
 use super::campaign_child::{supervise, Ended};
 use super::campaign_pack::pack;
 use super::campaign_resume::{self, Resume};
@@ -45,6 +45,7 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
     let started = Instant::now();
     let budget = budget_seconds(&args.budget)?;
     let all = standing(&args.common)?;
+    let pace = pace(&args.common).map(|p| p.factor);
     for name in &args.only {
         if !all.iter().any(|(s, _)| &s.name == name) {
             return Err(format!(
@@ -112,7 +113,8 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
             break;
         }
         let resume = campaign_resume::find(step, tries, &ctx.machine, &ctx.backend);
-        let need = f64::from(step.seconds) * resume.as_ref().map_or(1.0, Resume::share_left);
+        let share = resume.as_ref().map_or(1.0, Resume::share_left);
+        let need = window::need(step.seconds, pace, share);
         if !window::fits(need, left) {
             // A later, shorter step may still fit: the window is not left idle.
             lines.push(format!(

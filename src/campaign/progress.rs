@@ -2,7 +2,7 @@
 //! step (its manifest line, whether it completed, on what machine, in how many processes).
 //! `campaign status` and `campaign run` read these from `results/` to find the next steps.
 
-use super::manifest::Step;
+use super::manifest::{self, Step};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -119,6 +119,49 @@ pub fn standing(steps: &[Step], found: &[Found], backend: &str) -> Vec<Standing>
         .collect()
 }
 
+/// How fast steps ran against their estimates on one backend.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pace {
+    /// The median of elapsed over estimated seconds, kept within [`PACE_BOUNDS`].
+    pub factor: f64,
+    /// The complete steps it is the median of.
+    pub steps: usize,
+}
+
+/// Fewest complete steps a pace is taken from: one step's time says little of the others.
+pub const PACE_MIN_STEPS: usize = 3;
+
+/// The factor a pace may scale estimates by, at least and at most: a few quick steps must
+/// not let a window plan a step it cannot finish, nor slow ones empty it.
+pub const PACE_BOUNDS: (f64, f64) = (0.5, 4.0);
+
+/// The pace of the complete steps `found` ran on `backend` (their estimates read from their
+/// recorded manifest lines); `None` below [`PACE_MIN_STEPS`].
+pub fn pace(found: &[Found], backend: &str) -> Option<Pace> {
+    let mut ratios: Vec<f64> = found
+        .iter()
+        .filter(|f| f.record.complete && f.record.backend == backend)
+        .filter_map(|f| {
+            let step = manifest::parse(&f.record.command, Path::new(RECORD)).ok()?;
+            let est = f64::from(step.first()?.seconds);
+            (est > 0.0 && f.record.elapsed_s.is_finite()).then(|| f.record.elapsed_s / est)
+        })
+        .collect();
+    if ratios.len() < PACE_MIN_STEPS {
+        return None;
+    }
+    ratios.sort_by(f64::total_cmp);
+    let n = ratios.len();
+    let median = match n % 2 {
+        1 => ratios[n / 2],
+        _ => (ratios[n / 2 - 1] + ratios[n / 2]) / 2.0,
+    };
+    Some(Pace {
+        factor: median.clamp(PACE_BOUNDS.0, PACE_BOUNDS.1),
+        steps: n,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -173,5 +216,33 @@ mod tests {
             Standing::Done(_)
         ));
         let _ = std::fs::remove_dir_all(&root);
+    }
+
+    fn timed(step: &str, estimate: u32, elapsed_s: f64, complete: bool) -> Found {
+        let mut r = record(step, "cuda", complete);
+        r.command = format!("{step} {estimate} run x");
+        r.elapsed_s = elapsed_s;
+        Found {
+            record: r,
+            dir: PathBuf::from(step),
+        }
+    }
+
+    #[test]
+    fn the_pace_is_the_median_of_complete_steps_kept_within_bounds() {
+        let two = [timed("a", 100, 150.0, true), timed("b", 10, 20.0, true)];
+        assert_eq!(pace(&two, "cuda"), None);
+        let mut three = two.to_vec();
+        three.push(timed("c", 50, 55.0, true));
+        // An incomplete step (cut at its deadline) and another backend's do not count.
+        three.push(timed("d", 10, 1000.0, false));
+        let p = pace(&three, "cuda").unwrap();
+        assert_eq!(p.steps, 3);
+        assert!((p.factor - 1.5).abs() < 1e-12, "{p:?}");
+        assert_eq!(pace(&three, "cpu"), None);
+        let quick: Vec<Found> = (0..3)
+            .map(|k| timed(&format!("q{k}"), 100, 1.0, true))
+            .collect();
+        assert_eq!(pace(&quick, "cuda").unwrap().factor, PACE_BOUNDS.0);
     }
 }

@@ -26,6 +26,12 @@ pub fn budget_seconds(s: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("--budget {s}: expected seconds such as 540s, 9m or 540"))
 }
 
+/// The seconds a step estimated at `seconds` needs: scaled by the `pace` steps have shown
+/// on this backend, and by the `share` of its tests still to run.
+pub fn need(seconds: u32, pace: Option<f64>, share: f64) -> f64 {
+    f64::from(seconds) * pace.unwrap_or(1.0) * share
+}
+
 /// Whether a step needing `need` seconds starts with `left` seconds of the budget.
 pub fn fits(need: f64, left: f64) -> bool {
     need <= left
