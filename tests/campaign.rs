@@ -689,3 +689,55 @@ fn a_step_that_does_not_fit_leaves_the_budget_to_shorter_ones_after_it() {
     assert_eq!(names, ["short.tar.gz", "summary.txt"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_try_whose_tests_changed_since_is_not_merged_and_the_step_runs_whole() {
+    let dir = scratch("changed");
+    let tests = dir.join("s");
+    std::fs::create_dir_all(&tests).unwrap();
+    for e in std::fs::read_dir(common::root().join("litmus/s")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, tests.join(p.file_name().unwrap())).unwrap();
+    }
+    let manifest = dir.join("m.txt");
+    std::fs::write(&manifest, format!("s 1 run {} --time 1\n", tests.display())).unwrap();
+    let results = dir.join("results");
+    let go = |out: &Path, budget: &str| {
+        let dirs = [
+            ("--manifest", manifest.as_path()),
+            ("--results", &results),
+            ("--out", out),
+        ];
+        let said = text(&campaign(&["run", "--backend", "cpu", "--budget", budget], &dirs).stdout);
+        let u = bin()
+            .args(["campaign", "unpack", "--results"])
+            .arg(&results)
+            .arg(out.join("s.tar.gz"))
+            .output()
+            .unwrap();
+        assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+        said
+    };
+    let said = go(&dir.join("out1"), "20s");
+    assert!(said.contains("s: INCOMPLETE"), "{said}");
+    let before = counts(&step_dir(&results, "s"));
+    let (edited, _) = before
+        .iter()
+        .next()
+        .expect("a test recorded before the cut");
+    // What the test means changes (y starts at 3), so its hash does.
+    let src = std::fs::read_to_string(edited).unwrap();
+    assert!(src.contains("y=0;"), "{src}");
+    std::fs::write(edited, src.replace("y=0;", "y=3;")).unwrap();
+    let dirs = [("--manifest", manifest.as_path()), ("--results", &results)];
+    let status = text(&campaign(&["status", "--backend", "cpu"], &dirs).stdout);
+    assert!(
+        status.contains(&format!("not resumable: {edited} has changed since")),
+        "{status}"
+    );
+    let said = go(&dir.join("out2"), "60s");
+    assert!(said.contains("s: complete"), "{said}");
+    assert!(said.contains("not resumed: "), "{said}");
+    assert!(said.contains("every test ran again"), "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

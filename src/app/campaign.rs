@@ -57,15 +57,18 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
             Standing::Done(dir) => println!("  done  {name}  {}", dir.display()),
             Standing::Todo(tries) => {
                 let resume = tries.last().and_then(|d| resumed(step, d, c));
-                let share = resume.as_ref().map_or(1.0, Resume::share_left);
+                let share = campaign_resume::share_left(&resume);
                 let need = window::need(step.seconds, pace.map(|p| p.factor), share);
                 let tried = match (tries.last(), &resume) {
-                    (Some(d), Some(r)) => format!(
+                    (Some(d), Some(Ok(r))) => format!(
                         "  (incomplete: {}; {} of {} tests recorded, ~{need:.0} s left)",
                         d.display(),
                         r.recorded(),
                         r.all.len()
                     ),
+                    (Some(d), Some(Err(why))) => {
+                        format!("  (incomplete: {}; not resumable: {why})", d.display())
+                    }
                     (Some(d), None) => format!("  (incomplete: {})", d.display()),
                     (None, _) => String::new(),
                 };
@@ -129,7 +132,7 @@ fn print_windows(next: &[(&Step, f64)], budget: f64) {
 }
 
 /// Where `step`, left incomplete in `dir`, resumes on the machine that try ran on.
-fn resumed(step: &Step, dir: &Path, c: &CampaignCommon) -> Option<Resume> {
+fn resumed(step: &Step, dir: &Path, c: &CampaignCommon) -> Option<Result<Resume, String>> {
     let rec = progress::read(&dir.join(progress::RECORD)).ok()?;
     let tries = [dir.to_path_buf()];
     campaign_resume::find(step, &tries, &rec.machine, c.backend.as_str())

@@ -3,9 +3,11 @@
 //! same tests and flags, and the tests that try left. The new try runs only those and merges
 //! the earlier set into its own, so a GPU window never spends time on a test already counted.
 
-use super::campaign_tests::{covered, owned};
+use super::campaign_tests::owned;
 use crate::campaign::manifest::{self, Kind, Step};
 use crate::campaign::progress;
+use crate::litmus;
+use crate::results::ResultSet;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
@@ -51,38 +53,66 @@ impl Resume {
     }
 }
 
+/// The share of a step's tests still to run, given what [`find`] found (1 unless resumed).
+pub fn share_left(found: &Option<Result<Resume, String>>) -> f64 {
+    match found {
+        Some(Ok(r)) => r.share_left(),
+        _ => 1.0,
+    }
+}
+
 /// Where `step` resumes on `machine` and `backend`, from the folders of its incomplete
-/// `tries` (oldest first): the latest whose record names the same machine, backend and
-/// `run` arguments and whose result set reads. `None` for a script step, a step never tried
-/// here, or one whose tests cannot be listed (the step then runs whole, and says why).
-pub fn find(step: &Step, tries: &[PathBuf], machine: &str, backend: &str) -> Option<Resume> {
+/// `tries` (oldest first): the latest whose record names the same machine, backend and `run`
+/// arguments and whose result set reads. `None` for a script step or a step never tried
+/// here; `Some(Err(why))` when that try cannot be resumed (its tests cannot be listed, or a
+/// test it counted has changed since), and the step runs whole.
+pub fn find(
+    step: &Step,
+    tries: &[PathBuf],
+    machine: &str,
+    backend: &str,
+) -> Option<Result<Resume, String>> {
     let Kind::Run(args) = &step.kind else {
         return None;
     };
-    let set = tries
+    let (dir, set) = tries
         .iter()
         .rev()
-        .find(|dir| same_try(dir, step, machine, backend))?;
+        .filter(|dir| same_try(dir, step, machine, backend))
+        .find_map(|dir| Some((dir, crate::results::read_result_set(dir).ok()?)))?;
     let (paths, _) = manifest::split_run(args);
-    let all: BTreeSet<String> = owned(paths, 0, 1).ok()?.into_iter().collect();
-    let done = covered(std::slice::from_ref(set));
-    Some(Resume {
-        set: set.clone(),
+    let all = match owned(paths, 0, 1) {
+        Ok(all) => all.into_iter().collect(),
+        Err(e) => return Some(Err(format!("the step's tests cannot be listed: {e}"))),
+    };
+    if let Some(why) = changed(&set) {
+        return Some(Err(format!("{why} since {}", dir.display())));
+    }
+    let mut done: BTreeSet<String> = set.tests.iter().map(|t| t.path.clone()).collect();
+    done.extend(set.run.skipped_tests.iter().map(|t| t.path.clone()));
+    Some(Ok(Resume {
+        set: dir.clone(),
         all,
         done,
+    }))
+}
+
+/// The first test `set` counted whose file reads differently now (another hash): its counts
+/// and a new run's could not be merged. A test gone from the tree keeps what it counted.
+fn changed(set: &ResultSet) -> Option<String> {
+    set.tests.iter().find_map(|t| {
+        let now = litmus::parse_file(Path::new(&t.path)).ok()?;
+        (litmus::hash(&now) != t.hash).then(|| format!("{} has changed", t.path))
     })
 }
 
 /// Whether the try in `dir` ran `step` as the manifest says it now, on this machine and
-/// backend, and left a result set.
+/// backend.
 fn same_try(dir: &Path, step: &Step, machine: &str, backend: &str) -> bool {
     let Ok(rec) = progress::read(&dir.join(progress::RECORD)) else {
         return false;
     };
     let then = manifest::parse(&rec.command, Path::new(progress::RECORD));
     let same_kind = then.is_ok_and(|s| s.len() == 1 && s[0].kind == step.kind);
-    same_kind
-        && rec.machine == machine
-        && rec.backend == backend
-        && crate::results::read_result_set(dir).is_ok()
+    same_kind && rec.machine == machine && rec.backend == backend
 }

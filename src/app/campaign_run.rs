@@ -113,7 +113,7 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
             break;
         }
         let resume = campaign_resume::find(step, tries, &ctx.machine, &ctx.backend);
-        let share = resume.as_ref().map_or(1.0, Resume::share_left);
+        let share = campaign_resume::share_left(&resume);
         let need = window::need(step.seconds, pace, share);
         if !window::fits(need, left) {
             // A later, shorter step may still fit: the window is not left idle.
@@ -232,7 +232,7 @@ fn write_nothing_ran(out: &Path, why: &str, todo: &[&Step]) -> Result<(), AppErr
 fn run_step(
     ctx: &Ctx,
     step: &Step,
-    resume: Option<Resume>,
+    resume: Option<Result<Resume, String>>,
     deadline: Instant,
 ) -> Result<Outcome, String> {
     let run = format!("{}-{}", step.name, ctx.stamp);
@@ -282,7 +282,7 @@ fn only_set(dir: &Path) -> Option<PathBuf> {
 fn run_tests(
     ctx: &Ctx,
     args: &[String],
-    resume: Option<Resume>,
+    resume: Option<Result<Resume, String>>,
     run: &str,
     dir: &Path,
     deadline: Instant,
@@ -295,13 +295,19 @@ fn run_tests(
     let mut all: BTreeSet<String> = BTreeSet::new();
     let mut done: BTreeSet<String> = BTreeSet::new();
     let log = ctx.work.join(format!("{run}.log"));
-    if let Some(r) = resume {
-        notes.push(r.note());
-        todo = r.left();
-        parts.push(r.set);
-        all = r.all;
-        done = r.done;
-        std::fs::write(&log, format!("{}\n", notes[0])).map_err(|e| e.to_string())?;
+    match resume {
+        Some(Ok(r)) => {
+            notes.push(r.note());
+            todo = r.left();
+            parts.push(r.set);
+            all = r.all;
+            done = r.done;
+        }
+        Some(Err(why)) => notes.push(format!("not resumed: {why}; every test ran again")),
+        None => {}
+    }
+    if let Some(first) = notes.first() {
+        std::fs::write(&log, format!("{first}\n")).map_err(|e| e.to_string())?;
     }
     let mut end = Ended {
         code: None,
