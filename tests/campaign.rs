@@ -209,21 +209,30 @@ fn the_checked_in_manifest_reads_and_says_what_comes_first() {
             .and_then(|(n, _)| n.parse().ok())
             .unwrap_or_else(|| panic!("{step} in no window: {said}"))
     };
-    for step in [
-        "preflight",
-        "litmus-basic",
-        "litmus-interleave",
-        "litmus-stress",
-    ] {
-        assert_eq!(window(step), 1, "{step}: {said}");
-    }
-    for step in [
-        "bench",
-        "compiler-jit",
-        "compiler-ptxas-13.0",
-        "dat3m-proxy",
-    ] {
-        assert_eq!(window(step), 2, "{step}: {said}");
+    let wanted = [
+        (
+            1,
+            [
+                "preflight",
+                "litmus-basic",
+                "litmus-interleave",
+                "litmus-stress",
+            ],
+        ),
+        (
+            2,
+            [
+                "bench",
+                "compiler-jit",
+                "compiler-ptxas-13.0",
+                "dat3m-proxy",
+            ],
+        ),
+    ];
+    for (w, steps) in wanted {
+        for step in steps {
+            assert_eq!(window(step), w, "{step}: {said}");
+        }
     }
     assert!(window("tune") <= 4, "{said}");
     assert!(!said.contains("never started"), "{said}");
@@ -588,6 +597,25 @@ fn the_smoke_script_with_no_usable_gpu_ends_at_once_saying_why() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// One window on the CPU backend: `campaign run` of the one-step `manifest` (step `s`) with
+/// `budget` into `out`, its archive unpacked into `results`; what it printed.
+fn window_of(manifest: &Path, results: &Path, out: &Path, budget: &str) -> String {
+    let dirs = [
+        ("--manifest", manifest),
+        ("--results", results),
+        ("--out", out),
+    ];
+    let said = text(&campaign(&["run", "--backend", "cpu", "--budget", budget], &dirs).stdout);
+    let u = bin()
+        .args(["campaign", "unpack", "--results"])
+        .arg(results)
+        .arg(out.join("s.tar.gz"))
+        .output()
+        .unwrap();
+    assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+    said
+}
+
 /// The tests of the result set in `dir`, by path, with their instance counts.
 fn counts(dir: &Path) -> std::collections::BTreeMap<String, u64> {
     let set = ptx_litmus::results::read_result_set(dir).unwrap();
@@ -605,23 +633,7 @@ fn a_step_cut_by_the_budget_resumes_with_only_the_tests_it_left() {
     // one-second tests, then it is stopped.
     std::fs::write(&manifest, "s 1 run litmus/s --time 1\n").unwrap();
     let results = dir.join("results");
-    let go = |out: &Path, budget: &str| {
-        let dirs = [
-            ("--manifest", manifest.as_path()),
-            ("--results", &results),
-            ("--out", out),
-        ];
-        let o = campaign(&["run", "--backend", "cpu", "--budget", budget], &dirs);
-        let u = bin()
-            .args(["campaign", "unpack", "--results"])
-            .arg(&results)
-            .arg(out.join("s.tar.gz"))
-            .output()
-            .unwrap();
-        assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
-        text(&o.stdout)
-    };
-    let said = go(&dir.join("out1"), "20s");
+    let said = window_of(&manifest, &results, &dir.join("out1"), "20s");
     assert!(said.contains("s: INCOMPLETE"), "{said}");
     let first = step_dir(&results, "s");
     let before = counts(&first);
@@ -635,7 +647,7 @@ fn a_step_cut_by_the_budget_resumes_with_only_the_tests_it_left() {
     let recorded = format!("; {} of 7 tests recorded, ~", before.len());
     assert!(status.contains(&recorded), "{status}");
 
-    let said = go(&dir.join("out2"), "60s");
+    let said = window_of(&manifest, &results, &dir.join("out2"), "60s");
     assert!(said.contains("s: complete"), "{said}");
     let left = 7 - before.len();
     assert!(
@@ -702,23 +714,7 @@ fn a_try_whose_tests_changed_since_is_not_merged_and_the_step_runs_whole() {
     let manifest = dir.join("m.txt");
     std::fs::write(&manifest, format!("s 1 run {} --time 1\n", tests.display())).unwrap();
     let results = dir.join("results");
-    let go = |out: &Path, budget: &str| {
-        let dirs = [
-            ("--manifest", manifest.as_path()),
-            ("--results", &results),
-            ("--out", out),
-        ];
-        let said = text(&campaign(&["run", "--backend", "cpu", "--budget", budget], &dirs).stdout);
-        let u = bin()
-            .args(["campaign", "unpack", "--results"])
-            .arg(&results)
-            .arg(out.join("s.tar.gz"))
-            .output()
-            .unwrap();
-        assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
-        said
-    };
-    let said = go(&dir.join("out1"), "20s");
+    let said = window_of(&manifest, &results, &dir.join("out1"), "20s");
     assert!(said.contains("s: INCOMPLETE"), "{said}");
     let before = counts(&step_dir(&results, "s"));
     let (edited, _) = before
@@ -735,7 +731,7 @@ fn a_try_whose_tests_changed_since_is_not_merged_and_the_step_runs_whole() {
         status.contains(&format!("not resumable: {edited} has changed since")),
         "{status}"
     );
-    let said = go(&dir.join("out2"), "60s");
+    let said = window_of(&manifest, &results, &dir.join("out2"), "60s");
     assert!(said.contains("s: complete"), "{said}");
     assert!(said.contains("not resumed: "), "{said}");
     assert!(said.contains("every test ran again"), "{said}");
