@@ -51,6 +51,7 @@ fn a_campaign_runs_packs_unpacks_and_resumes_from_what_is_done() {
             "bench 20 script campaign/bench.sh\n\
              sb 30 run litmus/sb --iterations 2000 -o inject=hang:{HUNG}:0.3\n\
              mp 30 run litmus/mp --iterations 2000\n\
+             corw 30 run litmus/corw --iterations 2000\n\
              later 900 run litmus --iterations 2000\n"
         ),
     )
@@ -74,15 +75,21 @@ fn a_campaign_runs_packs_unpacks_and_resumes_from_what_is_done() {
         said.contains("not run: later (later needs ~900 s"),
         "{said}"
     );
-    // Everything under --out comes back: three archives and the summary.
+    // Everything under --out comes back: four archives and the summary.
     let files = limits::check(&out).unwrap();
     let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(
         names,
-        ["bench.tar.gz", "mp.tar.gz", "sb.tar.gz", "summary.txt"]
+        [
+            "bench.tar.gz",
+            "corw.tar.gz",
+            "mp.tar.gz",
+            "sb.tar.gz",
+            "summary.txt"
+        ]
     );
 
-    let archives: Vec<PathBuf> = files[..3].iter().map(|(n, _)| out.join(n)).collect();
+    let archives: Vec<PathBuf> = files[..4].iter().map(|(n, _)| out.join(n)).collect();
     let mut u = bin();
     u.args(["campaign", "unpack", "--results"])
         .arg(&results)
@@ -121,19 +128,19 @@ fn a_campaign_runs_packs_unpacks_and_resumes_from_what_is_done() {
 
     let o = campaign(&["status", "--backend", "cpu"], &common);
     let said = text(&o.stdout);
-    for step in ["bench", "sb", "mp"] {
+    for step in ["bench", "sb", "mp", "corw"] {
         assert!(said.contains(&format!("  done  {step}")), "{said}");
     }
     assert!(said.contains("  todo  later"), "{said}");
     assert!(said.contains("next: later"), "{said}");
-    // Three complete steps give a pace, which the plan of the rest is scaled by.
+    // Three complete run steps (not bench, a script) give a pace, which scales the plan.
     assert!(
-        said.contains("the 3 complete step(s) on the cpu backend took"),
+        said.contains("the 3 complete run step(s) on the cpu backend took"),
         "{said}"
     );
     // On the GPU backend nothing of this counts as done.
     let said = text(&campaign(&["status"], &common).stdout);
-    assert!(said.contains("next: bench (4 step(s) left"), "{said}");
+    assert!(said.contains("next: bench (5 step(s) left"), "{said}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -58,7 +58,7 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
             Standing::Todo(tries) => {
                 let resume = tries.last().and_then(|d| resumed(step, d, c));
                 let share = campaign_resume::share_left(&resume);
-                let need = window::need(step.seconds, pace.map(|p| p.factor), share);
+                let need = window::need(step, pace.map(|p| p.factor), share);
                 let tried = match (tries.last(), &resume) {
                     (Some(d), Some(Ok(r))) => format!(
                         "  (incomplete: {}; {} of {} tests recorded, ~{need:.0} s left)",
@@ -83,8 +83,8 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
     };
     if let Some(p) = pace {
         println!(
-            "the {} complete step(s) on the {} backend took {:.2}× their estimates (median, \
-             kept within {}–{}×): the plan scales the estimates by it",
+            "the {} complete run step(s) on the {} backend took {:.2}× their estimates \
+             (median, kept within {}–{}×): the plan scales run steps' estimates by it",
             p.steps,
             c.backend.as_str(),
             p.factor,

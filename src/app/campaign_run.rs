@@ -114,7 +114,7 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
         }
         let resume = campaign_resume::find(step, tries, &ctx.machine, &ctx.backend);
         let share = campaign_resume::share_left(&resume);
-        let need = window::need(step.seconds, pace, share);
+        let need = window::need(step, pace, share);
         if !window::fits(need, left) {
             // A later, shorter step may still fit: the window is not left idle.
             lines.push(format!(

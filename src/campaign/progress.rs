@@ -135,15 +135,20 @@ pub const PACE_MIN_STEPS: usize = 3;
 /// not let a window plan a step it cannot finish, nor slow ones empty it.
 pub const PACE_BOUNDS: (f64, f64) = (0.5, 4.0);
 
-/// The pace of the complete steps `found` ran on `backend` (their estimates read from their
-/// recorded manifest lines); `None` below [`PACE_MIN_STEPS`].
+/// The pace of the complete `run` steps `found` ran on `backend` (their estimates read from
+/// their recorded manifest lines; a script step's time is its own choice, not the GPU's);
+/// `None` below [`PACE_MIN_STEPS`].
 pub fn pace(found: &[Found], backend: &str) -> Option<Pace> {
     let mut ratios: Vec<f64> = found
         .iter()
         .filter(|f| f.record.complete && f.record.backend == backend)
         .filter_map(|f| {
             let step = manifest::parse(&f.record.command, Path::new(RECORD)).ok()?;
-            let est = f64::from(step.first()?.seconds);
+            let step = step.first()?;
+            let manifest::Kind::Run(_) = step.kind else {
+                return None;
+            };
+            let est = f64::from(step.seconds);
             (est > 0.0 && f.record.elapsed_s.is_finite()).then(|| f.record.elapsed_s / est)
         })
         .collect();
@@ -234,8 +239,12 @@ mod tests {
         assert_eq!(pace(&two, "cuda"), None);
         let mut three = two.to_vec();
         three.push(timed("c", 50, 55.0, true));
-        // An incomplete step (cut at its deadline) and another backend's do not count.
+        // An incomplete step (cut at its deadline), a script step and another backend's do
+        // not count.
         three.push(timed("d", 10, 1000.0, false));
+        let mut script = timed("e", 10, 1000.0, true);
+        script.record.command = "e 10 script x.sh".into();
+        three.push(script);
         let p = pace(&three, "cuda").unwrap();
         assert_eq!(p.steps, 3);
         assert!((p.factor - 1.5).abs() < 1e-12, "{p:?}");

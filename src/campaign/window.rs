@@ -5,6 +5,7 @@
 //! after window, to say how many windows the campaign still needs.
 
 use super::limits::MAX_FILES;
+use super::manifest::{Kind, Step};
 
 /// Seconds kept back from a window's budget for packing the last archive and the summary.
 pub const RESERVE_S: f64 = 15.0;
@@ -26,10 +27,15 @@ pub fn budget_seconds(s: &str) -> Result<f64, String> {
         .ok_or_else(|| format!("--budget {s}: expected seconds such as 540s, 9m or 540"))
 }
 
-/// The seconds a step estimated at `seconds` needs: scaled by the `pace` steps have shown
-/// on this backend, and by the `share` of its tests still to run.
-pub fn need(seconds: u32, pace: Option<f64>, share: f64) -> f64 {
-    f64::from(seconds) * pace.unwrap_or(1.0) * share
+/// The seconds `step` needs: its estimate, scaled by the `share` of its tests still to run
+/// and, for a `run` step, by the `pace` run steps have shown on this backend (a script step
+/// bounds its own time: bench and tune run for set seconds whatever the GPU).
+pub fn need(step: &Step, pace: Option<f64>, share: f64) -> f64 {
+    let pace = match step.kind {
+        Kind::Run(_) => pace.unwrap_or(1.0),
+        Kind::Script(_) => 1.0,
+    };
+    f64::from(step.seconds) * pace * share
 }
 
 /// Whether a step needing `need` seconds starts with `left` seconds of the budget.
@@ -86,6 +92,18 @@ mod tests {
         for bad in ["", "0", "-1s", "xs", "inf", "100000"] {
             assert!(budget_seconds(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn the_pace_scales_run_steps_only() {
+        let steps = crate::campaign::manifest::parse(
+            "r 100 run litmus\ns 100 script x.sh\n",
+            std::path::Path::new("m"),
+        )
+        .unwrap();
+        assert_eq!(need(&steps[0], Some(2.0), 0.5), 100.0);
+        assert_eq!(need(&steps[1], Some(2.0), 1.0), 100.0);
+        assert_eq!(need(&steps[0], None, 1.0), 100.0);
     }
 
     #[test]
