@@ -685,27 +685,52 @@ fn a_step_that_does_not_fit_leaves_the_budget_to_shorter_ones_after_it() {
     let manifest = dir.join("m.txt");
     std::fs::write(
         &manifest,
-        "long 900 run litmus/mp --iterations 1000\n\
-         short 5 run litmus/corw --iterations 1000\n",
+        "a 5 run litmus/corw --iterations 1000\n\
+         long 900 run litmus/mp --time 1\n\
+         b 5 run litmus/coww --iterations 1000\n\
+         script 900 script campaign/bench.sh\n",
     )
     .unwrap();
-    let (out, results) = (dir.join("out"), dir.join("results"));
-    let dirs = [
-        ("--manifest", manifest.as_path()),
-        ("--results", &results),
-        ("--out", &out),
-    ];
-    let o = campaign(&["run", "--backend", "cpu", "--budget", "60s"], &dirs);
-    let said = text(&o.stdout);
-    assert_eq!(o.status.code(), Some(0), "{said}{}", text(&o.stderr));
+    let results = dir.join("results");
+    let go = |out: &Path, budget: &str| {
+        let dirs = [
+            ("--manifest", manifest.as_path()),
+            ("--results", &results),
+            ("--out", out),
+        ];
+        let o = campaign(&["run", "--backend", "cpu", "--budget", budget], &dirs);
+        let names: Vec<String> = limits::check(out)
+            .unwrap()
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        (o.status.code(), text(&o.stdout), names)
+    };
+    let (code, said, names) = go(&dir.join("out1"), "60s");
+    assert_eq!(code, Some(0), "{said}");
     assert!(said.contains("not run: long (long needs ~900 s"), "{said}");
-    assert!(said.contains("short: complete"), "{said}");
-    let names: Vec<String> = limits::check(&out)
-        .unwrap()
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
-    assert_eq!(names, ["short.tar.gz", "summary.txt"]);
+    assert!(
+        said.contains("a: complete") && said.contains("b: complete"),
+        "{said}"
+    );
+    assert!(
+        said.contains("not run: script (script needs ~900 s"),
+        "{said}"
+    );
+    assert_eq!(names, ["a.tar.gz", "b.tar.gz", "summary.txt"]);
+    let u = bin()
+        .args(["campaign", "unpack", "--results"])
+        .arg(&results)
+        .args(names[..2].iter().map(|n| dir.join("out1").join(n)))
+        .output()
+        .unwrap();
+    assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+    // A run step longer than any window starts in one of its own, to be cut and resumed; a
+    // script step that long never starts (it would start again from nothing each time).
+    let (_, said, names) = go(&dir.join("out2"), "20s");
+    assert!(said.contains("long: INCOMPLETE"), "{said}");
+    assert!(said.contains("not run: script"), "{said}");
+    assert_eq!(names, ["long.tar.gz", "summary.txt"]);
     let _ = std::fs::remove_dir_all(&dir);
 }
 

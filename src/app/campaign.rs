@@ -5,7 +5,7 @@ use super::campaign_resume::{self, Resume};
 use super::{AppError, Exit};
 use crate::campaign::manifest::{self, Step};
 use crate::campaign::progress::{self, Standing};
-use crate::campaign::window::{self, RESERVE_S};
+use crate::campaign::window::{self, Item, RESERVE_S};
 use crate::cli::{CampaignCommon, CampaignMachineArgs, CampaignStatusArgs};
 use crate::harness::{self, Backend};
 use crate::results::{self, Parameters, RunRecord};
@@ -107,8 +107,8 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
 /// Prints which steps each coming window of `budget` seconds runs, if each goes as
 /// estimated.
 fn print_windows(next: &[(&Step, f64)], budget: f64) {
-    let needs: Vec<f64> = next.iter().map(|(_, n)| *n).collect();
-    let plan = window::plan(&needs, budget);
+    let items: Vec<Item> = next.iter().map(|(s, n)| Item::of(s, *n)).collect();
+    let plan = window::plan(&items, budget);
     println!(
         "windows of {budget:.0} s ({RESERVE_S:.0} s kept for packing), as estimated: {}",
         plan.windows.len()
@@ -120,8 +120,7 @@ fn print_windows(next: &[(&Step, f64)], budget: f64) {
             .join(", ")
     };
     for (w, ks) in plan.windows.iter().enumerate() {
-        let secs: f64 = ks.iter().map(|&k| needs[k]).sum();
-        println!("  {}: {} (~{secs:.0} s)", w + 1, list(ks));
+        println!("  {}: {} (~{:.0} s)", w + 1, list(ks), plan.seconds[w]);
     }
     if !plan.never.is_empty() {
         println!(

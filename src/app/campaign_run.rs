@@ -10,7 +10,7 @@ use super::{interrupt, AppError, Exit};
 use crate::campaign::limits::{self, MAX_FILES};
 use crate::campaign::manifest::{split_run, Kind, Step};
 use crate::campaign::progress::{self, Standing, StepRecord};
-use crate::campaign::window::{self, budget_seconds, RESERVE_S};
+use crate::campaign::window::{self, budget_seconds, Item, RESERVE_S};
 use crate::cli::CampaignRunArgs;
 use crate::results;
 use std::collections::BTreeSet;
@@ -115,7 +115,8 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
         let resume = campaign_resume::find(step, tries, &ctx.machine, &ctx.backend);
         let share = campaign_resume::share_left(&resume);
         let need = window::need(step, pace, share);
-        if !window::fits(need, left) {
+        let whole = budget - RESERVE_S;
+        if !window::starts(Item::of(step, need), left, whole, packed == 0) {
             // A later, shorter step may still fit: the window is not left idle.
             lines.push(format!(
                 "not run: {} ({})",
