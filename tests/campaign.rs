@@ -769,3 +769,41 @@ fn a_try_whose_tests_changed_since_is_not_merged_and_the_step_runs_whole() {
     assert!(said.contains("every test ran again"), "{said}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_failed_step_says_why_in_the_summary_and_takes_no_file_that_comes_back() {
+    let dir = scratch("failed");
+    let manifest = dir.join("m.txt");
+    // More failing steps than files come back, then one that works: a failure writes no
+    // archive, so it must not use up the files the good step's archive needs.
+    let mut m: String = (1..=limits::MAX_FILES)
+        .map(|k| format!("bad{k} 1 run litmus/corw --no-such-flag\n"))
+        .collect();
+    m.push_str("good 5 run litmus/corw --iterations 1000\n");
+    std::fs::write(&manifest, m).unwrap();
+    let out = dir.join("out");
+    let dirs = [
+        ("--manifest", manifest.as_path()),
+        ("--results", &dir.join("results")),
+        ("--out", &out),
+    ];
+    let o = campaign(&["run", "--backend", "cpu", "--budget", "60s"], &dirs);
+    assert_eq!(o.status.code(), Some(2));
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(summary.contains("good: complete"), "{summary}");
+    assert!(
+        summary.contains("bad1: failed: ptx-litmus run wrote no result set"),
+        "{summary}"
+    );
+    // The log does not come back, so its end is in the summary.
+    let tail = summary
+        .lines()
+        .find(|l| l.starts_with("  | ") && l.contains("--no-such-flag"));
+    assert!(tail.is_some(), "{summary}");
+    assert!(
+        text(&o.stdout).contains("bad1: failed"),
+        "{}",
+        text(&o.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -104,10 +104,12 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
     interrupt::install();
     let mut lines = Vec::new();
     let mut failed = false;
-    let mut packed = 0;
+    // Steps started in this window (a failed one writes no archive but took time).
+    let mut begun = 0;
     for (k, &(step, tries)) in todo.iter().enumerate() {
         let left = budget - started.elapsed().as_secs_f64() - RESERVE_S;
         let room = limits::room(&ctx.out);
+        let packed = limits::count(&ctx.out);
         if let Some(why) = stop_before(packed, interrupt::requested(), room) {
             lines.push(format!("not run: {} ({why})", names(&steps[k..])));
             break;
@@ -116,7 +118,7 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
         let share = campaign_resume::share_left(&resume);
         let need = window::need(step, pace, share);
         let whole = budget - RESERVE_S;
-        if !window::starts(Item::of(step, need), left, whole, packed == 0) {
+        if !window::starts(Item::of(step, need), left, whole, begun == 0) {
             // A later, shorter step may still fit: the window is not left idle.
             lines.push(format!(
                 "not run: {} ({})",
@@ -131,7 +133,7 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
         let line = finish_step(&ctx, step, outcome, t0)?;
         failed |= !line.1;
         lines.push(line.0);
-        packed += 1;
+        begun += 1;
     }
     let summary = write_summary(&ctx, &lines, started, budget);
     if args.work.is_none() {
@@ -347,8 +349,7 @@ fn run_tests(
     }
     if parts.is_empty() {
         return Err(format!(
-            "ptx-litmus run wrote no result set (exit codes {exits:?}); see {}.log",
-            run
+            "ptx-litmus run wrote no result set (exit codes {exits:?}); the end of its log:"
         ));
     }
     let complete = !end.stopped && !all.is_empty() && all.is_subset(&done);
@@ -395,7 +396,14 @@ fn finish_step(
 ) -> Result<(String, bool), AppError> {
     let o = match outcome {
         Ok(o) => o,
-        Err(why) => return Ok((format!("{}: failed: {why}", step.name), false)),
+        Err(why) => {
+            let mut line = format!("{}: failed: {why}", step.name);
+            for l in log_tail(ctx, step) {
+                line.push_str(&format!("\n  | {l}"));
+            }
+            println!("{line}");
+            return Ok((line, false));
+        }
     };
     let rel = format!("{}/{}", ctx.machine, o.run);
     let mut record = StepRecord {
@@ -461,6 +469,28 @@ fn finish_step(
     }
     println!("{line}");
     Ok((line, record.complete))
+}
+
+/// Lines of a failed step's log kept in the summary (the work folder, and the log with it,
+/// does not come back from a GPU machine).
+const LOG_TAIL: usize = 8;
+
+/// The last [`LOG_TAIL`] lines of `step`'s log in this campaign's work folder (a `run`
+/// step's processes, or a script's), each cut to 200 characters.
+fn log_tail(ctx: &Ctx, step: &Step) -> Vec<String> {
+    let run = format!("{}-{}", step.name, ctx.stamp);
+    let logs = [
+        ctx.work.join(format!("{run}.log")),
+        ctx.work.join(&ctx.machine).join(&run).join("log.txt"),
+    ];
+    let Some(text) = logs.iter().find_map(|p| std::fs::read_to_string(p).ok()) else {
+        return Vec::new();
+    };
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(LOG_TAIL)..]
+        .iter()
+        .map(|l| l.chars().take(200).collect())
+        .collect()
 }
 
 /// Writes `summary.txt` and checks everything under `--out` against what comes back.

@@ -86,6 +86,13 @@ pub fn room(out: &Path) -> u64 {
         .min(MAX_FILE_BYTES)
 }
 
+/// How many files are under `out`: each takes one of the [`MAX_FILES`] that come back.
+pub fn count(out: &Path) -> usize {
+    let (mut files, mut bad) = (Vec::new(), Vec::new());
+    walk(out, "", 0, &mut files, &mut bad);
+    files.len() + bad.len()
+}
+
 fn walk(
     dir: &Path,
     rel: &str,
