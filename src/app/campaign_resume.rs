@@ -44,7 +44,8 @@ impl Resume {
     /// One line for the step's record: where it resumed and what was left.
     pub fn note(&self) -> String {
         format!(
-            "resumed from {}: {} of {} tests were recorded there, {} left",
+            "{} {}: {} of {} tests were recorded there, {} left",
+            progress::RESUMED,
             self.set.display(),
             self.recorded(),
             self.all.len(),

@@ -119,6 +119,10 @@ pub fn standing(steps: &[Step], found: &[Found], backend: &str) -> Vec<Standing>
         .collect()
 }
 
+/// How a resumed step's record note starts: its time is only the resumed part's, so it
+/// says nothing of the pace.
+pub const RESUMED: &str = "resumed from";
+
 /// How fast steps ran against their estimates on one backend.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pace {
@@ -142,6 +146,7 @@ pub fn pace(found: &[Found], backend: &str) -> Option<Pace> {
     let mut ratios: Vec<f64> = found
         .iter()
         .filter(|f| f.record.complete && f.record.backend == backend)
+        .filter(|f| !f.record.notes.iter().any(|n| n.starts_with(RESUMED)))
         .filter_map(|f| {
             let step = manifest::parse(&f.record.command, Path::new(RECORD)).ok()?;
             let step = step.first()?;
@@ -239,12 +244,15 @@ mod tests {
         assert_eq!(pace(&two, "cuda"), None);
         let mut three = two.to_vec();
         three.push(timed("c", 50, 55.0, true));
-        // An incomplete step (cut at its deadline), a script step and another backend's do
-        // not count.
+        // An incomplete step (cut at its deadline), a script step, a resumed one (its time is
+        // only the rest's) and another backend's do not count.
         three.push(timed("d", 10, 1000.0, false));
         let mut script = timed("e", 10, 1000.0, true);
         script.record.command = "e 10 script x.sh".into();
         three.push(script);
+        let mut resumed = timed("f", 100, 1.0, true);
+        resumed.record.notes = vec![format!("{RESUMED} x: 1 of 2 tests were recorded there")];
+        three.push(resumed);
         let p = pace(&three, "cuda").unwrap();
         assert_eq!(p.steps, 3);
         assert!((p.factor - 1.5).abs() < 1e-12, "{p:?}");
