@@ -4,8 +4,8 @@
 use super::format;
 use super::plot;
 use super::summary;
-use super::table::{self, Row};
-use crate::results::{ResultSet, TestRecord};
+use super::table::{self, stem_of, Row};
+use crate::results::{ResultSet, RunRecord, TestRecord};
 use crate::verdict::{Class, Status};
 use std::fmt::Write;
 
@@ -34,20 +34,38 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
         esc(&run.run_id)
     );
     let _ = writeln!(h, "<h1>ptx-litmus report: run {}</h1>", esc(&run.run_id));
+    let ordered = summary::ordered(&set.tests);
+    summary_section(&mut h, set);
+    violations_section(&mut h, &ordered);
+    matrix_section(&mut h, &set.tests);
+    tests_section(&mut h, set, stems, &ordered);
+    plots_section(&mut h, set, stems, &ordered)?;
+    skipped_section(&mut h, run);
+    let _ = writeln!(
+        h,
+        "<footer><p>{}</p></footer>\n</body>\n</html>",
+        esc(table::NOTE)
+    );
+    Ok(h)
+}
 
+/// The run's totals and facts.
+fn summary_section(h: &mut String, set: &ResultSet) {
     let _ = writeln!(h, "<section id=\"summary\">\n<h2>Summary</h2>");
     let _ = writeln!(
         h,
         "<p class=\"headline\">{}</p>",
-        esc(&summary::totals_line(run, &set.tests))
+        esc(&summary::totals_line(&set.run, &set.tests))
     );
     let _ = writeln!(h, "<dl>");
-    for (k, v) in table::run_facts(run) {
+    for (k, v) in table::run_facts(&set.run) {
         let _ = writeln!(h, "<dt>{}</dt><dd>{}</dd>", esc(&k), esc(&v));
     }
     let _ = writeln!(h, "</dl>\n</section>");
+}
 
-    let ordered = summary::ordered(&set.tests);
+/// Every violation explained, or the line saying there is none.
+fn violations_section(h: &mut String, ordered: &[&TestRecord]) {
     let violations: Vec<&TestRecord> = ordered
         .iter()
         .copied()
@@ -61,18 +79,21 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
         );
     } else {
         for t in &violations {
-            violation(&mut h, t);
+            violation(h, t);
         }
     }
     let _ = writeln!(h, "</section>");
+}
 
+/// The test × verdict matrix: the model's answer against how often the condition held.
+fn matrix_section(h: &mut String, tests: &[TestRecord]) {
     let _ = writeln!(
         h,
         "<section id=\"matrix\">\n<h2>Test × verdict</h2>\n<p>Rows: the test's quantifier and \
          the model's answer for its condition. Columns: how often the condition held among \
          observed instances.</p>"
     );
-    let m = table::matrix(&set.tests);
+    let m = table::matrix(tests);
     let _ = write!(h, "<table>\n<tr><th>model \\ observed</th>");
     for c in &m.columns {
         let _ = write!(h, "<th>{c}</th>");
@@ -81,37 +102,41 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
     for (row, cells) in &m.rows {
         let _ = write!(h, "<tr><th>{}</th>", esc(row));
         for cell in cells {
-            let (shown, left) = table::cell_names(cell);
-            let names: Vec<String> = shown
-                .iter()
-                .map(|t| {
-                    format!(
-                        "<span class=\"{}\">{}</span>",
-                        status_class(t),
-                        esc(&t.name)
-                    )
-                })
-                .collect();
-            if cell.is_empty() {
-                let _ = write!(h, "<td></td>");
-            } else {
-                let more = if left > 0 {
-                    format!(", … and {left} more")
-                } else {
-                    String::new()
-                };
-                let _ = write!(
-                    h,
-                    "<td><b>{}</b>: {}{more}</td>",
-                    cell.len(),
-                    names.join(", ")
-                );
-            }
+            matrix_cell(h, cell);
         }
         let _ = writeln!(h, "</tr>");
     }
     let _ = writeln!(h, "</table>\n</section>");
+}
 
+/// One cell of the matrix: how many tests, and the first few by name.
+fn matrix_cell(h: &mut String, cell: &[&TestRecord]) {
+    if cell.is_empty() {
+        let _ = write!(h, "<td></td>");
+        return;
+    }
+    let (shown, left) = table::cell_names(cell);
+    let names: Vec<String> = shown
+        .iter()
+        .map(|t| {
+            format!(
+                "<span class=\"{}\">{}</span>",
+                status_class(t),
+                esc(&t.name)
+            )
+        })
+        .collect();
+    let _ = write!(
+        h,
+        "<td><b>{}</b>: {}{}</td>",
+        cell.len(),
+        names.join(", "),
+        table::and_more(left)
+    );
+}
+
+/// One row per test: verdict, counts, rates and time.
+fn tests_section(h: &mut String, set: &ResultSet, stems: &[String], ordered: &[&TestRecord]) {
     let _ = writeln!(
         h,
         "<section id=\"tests\">\n<h2>Tests</h2>\n<table>\n<tr><th>status</th><th>test</th>\
@@ -119,7 +144,7 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
          <th>weak / instance</th><th>weak / s</th><th>unseen allowed: rate &lt; (95 %)</th>\
          <th>time (cpu used)</th></tr>"
     );
-    for t in &ordered {
+    for t in ordered {
         let r = Row::of(t);
         let _ = writeln!(
             h,
@@ -147,7 +172,15 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
         );
     }
     let _ = writeln!(h, "</table>\n</section>");
+}
 
+/// Each test's histogram as inline SVG, under a key of the outcome classes.
+fn plots_section(
+    h: &mut String,
+    set: &ResultSet,
+    stems: &[String],
+    ordered: &[&TestRecord],
+) -> Result<(), String> {
     let _ = writeln!(
         h,
         "<section id=\"plots\">\n<h2>Histograms</h2>\n<p class=\"key\">"
@@ -161,7 +194,7 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
         );
     }
     let _ = writeln!(h, "</p>");
-    for t in &ordered {
+    for t in ordered {
         let stem = stem_of(set, stems, t);
         let svg = plot::svg(t)?;
         let _ = writeln!(
@@ -177,25 +210,24 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
         );
     }
     let _ = writeln!(h, "</section>");
+    Ok(())
+}
 
-    if !run.skipped_tests.is_empty() {
-        let _ = writeln!(h, "<section id=\"skipped\">\n<h2>Not run</h2>\n<ul>");
-        for s in &run.skipped_tests {
-            let _ = writeln!(
-                h,
-                "<li><code>{}</code>: {}</li>",
-                esc(&s.path),
-                esc(&s.reason)
-            );
-        }
-        let _ = writeln!(h, "</ul>\n</section>");
+/// The tests that did not run, with the reason (nothing when every test ran).
+fn skipped_section(h: &mut String, run: &RunRecord) {
+    if run.skipped_tests.is_empty() {
+        return;
     }
-    let _ = writeln!(
-        h,
-        "<footer><p>{}</p></footer>\n</body>\n</html>",
-        esc(table::NOTE)
-    );
-    Ok(h)
+    let _ = writeln!(h, "<section id=\"skipped\">\n<h2>Not run</h2>\n<ul>");
+    for s in &run.skipped_tests {
+        let _ = writeln!(
+            h,
+            "<li><code>{}</code>: {}</li>",
+            esc(&s.path),
+            esc(&s.reason)
+        );
+    }
+    let _ = writeln!(h, "</ul>\n</section>");
 }
 
 fn status_class(t: &TestRecord) -> &'static str {
@@ -204,15 +236,6 @@ fn status_class(t: &TestRecord) -> &'static str {
         Status::Conformant => "conformant",
         Status::NoData => "nodata",
     }
-}
-
-fn stem_of(set: &ResultSet, stems: &[String], t: &TestRecord) -> String {
-    set.tests
-        .iter()
-        .position(|x| std::ptr::eq(x, t))
-        .and_then(|i| stems.get(i))
-        .cloned()
-        .unwrap_or_default()
 }
 
 /// One violating test: each violating outcome with why the model forbids it, the test's source

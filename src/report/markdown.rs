@@ -1,8 +1,8 @@
 //! `report.md`: the same content as the HTML report in Markdown, plots linked as PNG files.
 
 use super::summary;
-use super::table::{self, Row};
-use crate::results::ResultSet;
+use super::table::{self, stem_of, Row};
+use crate::results::{ResultSet, TestRecord};
 use crate::text::{md_code as code, md_text as cell};
 use crate::verdict::Status;
 use std::fmt::Write;
@@ -22,6 +22,27 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
         let _ = writeln!(m, "| {} | {} |", cell(&k), cell(&v));
     }
     let ordered = summary::ordered(&set.tests);
+    violations_section(&mut m, &ordered);
+    matrix_section(&mut m, &set.tests);
+    tests_section(&mut m, &ordered);
+    let _ = writeln!(m, "\n## Histograms\n");
+    for t in &ordered {
+        let stem = stem_of(set, stems, t);
+        let _ = writeln!(m, "![{}](plots/{stem}.png)\n", cell(&t.name));
+    }
+    if !run.skipped_tests.is_empty() {
+        let _ = writeln!(m, "## Not run\n");
+        for s in &run.skipped_tests {
+            let _ = writeln!(m, "- {}: {}", code(&s.path), cell(&s.reason));
+        }
+        m.push('\n');
+    }
+    let _ = writeln!(m, "---\n\n{}", table::NOTE);
+    m
+}
+
+/// Every violation: its forbidden outcomes and why, the test as run, how to replay it.
+fn violations_section(m: &mut String, ordered: &[&TestRecord]) {
     let _ = writeln!(m, "\n## Violations\n");
     let mut any = false;
     for t in ordered
@@ -47,46 +68,49 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
     if !any {
         let _ = writeln!(m, "No test observed an outcome the PTX model forbids.");
     }
+}
+
+/// The test × verdict matrix.
+fn matrix_section(m: &mut String, tests: &[TestRecord]) {
     let _ = writeln!(m, "\n## Test × verdict\n");
-    let mx = table::matrix(&set.tests);
+    let mx = table::matrix(tests);
     let _ = writeln!(m, "| model \\\\ observed | {} |", mx.columns.join(" | "));
     let _ = writeln!(m, "|---|{}", "---|".repeat(mx.columns.len()));
     for (row, cells) in &mx.rows {
-        let cells: Vec<String> = cells
-            .iter()
-            .map(|c| {
-                if c.is_empty() {
-                    return String::new();
-                }
-                let (shown, left) = table::cell_names(c);
-                let more = if left > 0 {
-                    format!(", … and {left} more")
-                } else {
-                    String::new()
-                };
-                let names = shown
-                    .iter()
-                    .map(|t| {
-                        if t.verdict.status == Status::Violation {
-                            format!("**{}**", cell(&t.name))
-                        } else {
-                            cell(&t.name)
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                format!("**{}**: {names}{more}", c.len())
-            })
-            .collect();
+        let cells: Vec<String> = cells.iter().map(|c| matrix_cell(c)).collect();
         let _ = writeln!(m, "| {} | {} |", cell(row), cells.join(" | "));
     }
+}
+
+/// One cell of the matrix: how many tests, the first few by name (violations in bold).
+fn matrix_cell(c: &[&TestRecord]) -> String {
+    if c.is_empty() {
+        return String::new();
+    }
+    let (shown, left) = table::cell_names(c);
+    let names = shown
+        .iter()
+        .map(|t| {
+            if t.verdict.status == Status::Violation {
+                format!("**{}**", cell(&t.name))
+            } else {
+                cell(&t.name)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    format!("**{}**: {names}{}", c.len(), table::and_more(left))
+}
+
+/// One row per test: verdict, counts, rates and time.
+fn tests_section(m: &mut String, ordered: &[&TestRecord]) {
     let _ = writeln!(
         m,
         "\n## Tests\n\n| status | test | condition | observed | instances | weak outcomes seen | \
          weak / instance | weak / s | unseen allowed: rate < (95 %) | time (cpu used) |\n\
          |---|---|---|---|--:|---|--:|--:|--:|--:|"
     );
-    for t in &ordered {
+    for t in ordered {
         let r = Row::of(t);
         let _ = writeln!(
             m,
@@ -103,21 +127,6 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
             r.time
         );
     }
-    let _ = writeln!(m, "\n## Histograms\n");
-    for t in &ordered {
-        let i = set.tests.iter().position(|x| std::ptr::eq(x, *t));
-        let stem = i.and_then(|i| stems.get(i)).cloned().unwrap_or_default();
-        let _ = writeln!(m, "![{}](plots/{stem}.png)\n", cell(&t.name));
-    }
-    if !run.skipped_tests.is_empty() {
-        let _ = writeln!(m, "## Not run\n");
-        for s in &run.skipped_tests {
-            let _ = writeln!(m, "- {}: {}", code(&s.path), cell(&s.reason));
-        }
-        m.push('\n');
-    }
-    let _ = writeln!(m, "---\n\n{}", table::NOTE);
-    m
 }
 
 /// The longest run of backticks in `s`, so a fence longer than it encloses `s` verbatim.

@@ -4,7 +4,7 @@
 use super::format;
 use crate::litmus::ast::Quantifier;
 use crate::model::CheckResult;
-use crate::results::{JudgeModel, RunRecord, TestRecord};
+use crate::results::{JudgeModel, ResultSet, RunRecord, TestRecord};
 use crate::verdict::{Class, Observation, Status};
 use std::collections::BTreeMap;
 
@@ -237,6 +237,26 @@ impl Row {
 /// The most test names a matrix cell shows; a fuller cell shows its violations and the first
 /// names up to this many, then how many more there are (each test has its row in the table).
 pub const CELL_NAMES: usize = 8;
+
+/// The file stem of `t`, one of `set`'s tests, from `stems` (in the order of `set.tests`):
+/// what its anchor and plot file are named after.
+pub fn stem_of(set: &ResultSet, stems: &[String], t: &TestRecord) -> String {
+    set.tests
+        .iter()
+        .position(|x| std::ptr::eq(x, t))
+        .and_then(|i| stems.get(i))
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// What follows the names a matrix cell shows: `, … and N more`, or nothing.
+pub fn and_more(left: usize) -> String {
+    if left > 0 {
+        format!(", … and {left} more")
+    } else {
+        String::new()
+    }
+}
 
 /// The names a matrix cell shows: violations first, then by name, at most [`CELL_NAMES`]
 /// (violations are never left out), and how many tests are left out.
