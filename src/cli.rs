@@ -218,6 +218,10 @@ pub enum CampaignCommand {
     /// Say, from the step records under --results, which steps are done and which come next,
     /// and plan the rest over windows of --budget.
     Status(CampaignStatusArgs),
+    /// Print the README's Results tables in Markdown from the step records under --results:
+    /// per machine, per shape and preset the median instances/s and the test with the most
+    /// weak/s (beside cuda-litmus's published figures), then the bench step's tables.
+    Table(CampaignTableArgs),
     /// Unpack step archives into --results/<machine>/<run>/ and render each result set's
     /// report.
     Unpack(CampaignUnpackArgs),
@@ -330,6 +334,24 @@ pub struct CampaignRunArgs {
     /// Run only these steps (in manifest order), done or not.
     #[arg(long)]
     pub only: Vec<String>,
+}
+
+/// Arguments of `campaign table`.
+#[derive(Debug, Args)]
+pub struct CampaignTableArgs {
+    #[command(flatten)]
+    pub common: CampaignCommon,
+    /// The `run` steps whose latest complete result sets the shape table reads, one preset
+    /// each, in the order their rows come.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        default_value = "litmus-basic,litmus-interleave,litmus-stress"
+    )]
+    pub steps: Vec<String>,
+    /// The step whose `bench-*.txt` tables follow.
+    #[arg(long, default_value = "bench")]
+    pub bench_step: String,
 }
 
 /// Arguments of `campaign status`.

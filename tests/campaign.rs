@@ -141,7 +141,41 @@ fn a_campaign_runs_packs_unpacks_and_resumes_from_what_is_done() {
     // On the GPU backend nothing of this counts as done.
     let said = text(&campaign(&["status"], &common).stdout);
     assert!(said.contains("next: bench (5 step(s) left"), "{said}");
+    let o = campaign(&["table", "--backend", "cuda"], &common);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stderr).contains("no complete step among"),
+        "{}",
+        text(&o.stderr)
+    );
+    results_table(&common, &sb);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `campaign table` over the steps `sb` and `mp`: a row per shape whose numbers are those of
+/// the result sets, the published figures beside them, and the bench step's tables.
+fn results_table(common: &[(&str, &Path)], sb: &Path) {
+    let o = campaign(&["table", "--backend", "cpu", "--steps", "sb,mp"], common);
+    let said = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}{}", text(&o.stderr));
+    let set = ptx_litmus::results::read_result_set(sb).unwrap();
+    let mut rates: Vec<f64> = set
+        .tests
+        .iter()
+        .filter_map(|t| t.rates.instances_per_second)
+        .collect();
+    let median = ptx_litmus::report::stats::median(&mut rates);
+    let row = format!(
+        "| SB | {} | 19 | {} |",
+        set.run.parameters.preset,
+        ptx_litmus::report::format::rate(median)
+    );
+    assert!(said.contains(&row), "{row} in {said}");
+    let mp = said.lines().position(|l| l.starts_with("| MP "));
+    let sb_at = said.lines().position(|l| l.starts_with("| SB "));
+    assert!(mp.is_some() && mp < sb_at, "MP comes first: {said}");
+    assert!(said.contains(ptx_litmus::report::shapes::PEER), "{said}");
+    assert!(said.contains("/bench-basic.txt`:"), "{said}");
 }
 
 #[test]

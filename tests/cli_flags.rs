@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 const MEANINGS: &[(&str, &str)] = &[
     ("arch", "architecture"),
     ("backend", "backend"),
+    ("bench-step", "bench-*.txt"),
     ("budget", "budget"),
     ("check", "compare"),
     ("chunk-instances", "instances of one chunk"),
@@ -65,6 +66,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ("shard", "part"),
     ("space", "memory spaces"),
     ("step", "step"),
+    ("steps", "steps"),
     ("stress", "preset"),
     ("stress-file", "incantations"),
     ("stress-set", "incantation"),

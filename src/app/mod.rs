@@ -17,6 +17,7 @@ mod campaign_resume;
 mod campaign_run;
 mod campaign_shard;
 mod campaign_slurm;
+mod campaign_table;
 mod campaign_tests;
 mod check;
 mod check_cat;
@@ -107,6 +108,7 @@ pub fn run(cli: Cli) -> Result<Exit, AppError> {
         Command::Campaign(c) => match c {
             CampaignCommand::Run(a) => campaign_run::run(&a),
             CampaignCommand::Status(a) => campaign::status(&a),
+            CampaignCommand::Table(a) => campaign_table::table(&a),
             CampaignCommand::Unpack(a) => campaign_pack::unpack(&a),
             CampaignCommand::Machine(a) => campaign::machine(&a),
             CampaignCommand::Submit(a) => campaign_slurm::submit(&a),

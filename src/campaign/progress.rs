@@ -160,15 +160,11 @@ pub fn pace(found: &[Found], backend: &str) -> Option<Pace> {
     if ratios.len() < PACE_MIN_STEPS {
         return None;
     }
-    ratios.sort_by(f64::total_cmp);
-    let n = ratios.len();
-    let median = match n % 2 {
-        1 => ratios[n / 2],
-        _ => (ratios[n / 2 - 1] + ratios[n / 2]) / 2.0,
-    };
+    let steps = ratios.len();
+    let median = crate::report::stats::median(&mut ratios)?;
     Some(Pace {
         factor: median.clamp(PACE_BOUNDS.0, PACE_BOUNDS.1),
-        steps: n,
+        steps,
     })
 }
 

@@ -11,6 +11,7 @@ pub mod format;
 pub mod html;
 pub mod markdown;
 pub mod plot;
+pub mod shapes;
 pub mod stats;
 pub mod summary;
 pub mod table;

@@ -1,8 +1,21 @@
-//! Two-proportion tests for comparing weak rates of two result sets.
+//! Two-proportion tests for comparing weak rates of two result sets, and the median the
+//! summary tables use.
 //!
 //! Fisher's exact test (two-sided) when the two sets together saw at most
 //! [`EXACT_LIMIT`] events, otherwise the two-sided two-proportion z-test with pooled variance,
 //! which is accurate at such counts. Both answer: could `k1/n1` and `k2/n2` come from one rate?
+
+/// The median of `values` (the mean of the middle two for an even count), sorting them;
+/// `None` when there are none.
+pub fn median(values: &mut [f64]) -> Option<f64> {
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(values[n / 2]),
+        _ => Some((values[n / 2 - 1] + values[n / 2]) / 2.0),
+    }
+}
 
 /// Above this many events in total, the z-test replaces Fisher's exact test.
 pub const EXACT_LIMIT: u64 = 100_000;
