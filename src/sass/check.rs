@@ -213,135 +213,134 @@ fn acquires(sem: Sem) -> bool {
 
 /// The SASS events of one PTX instruction, in order.
 pub fn expect(op: &POp) -> Vec<Event> {
-    let scope_of = |o: &Order| o.scope.unwrap_or(Scope::Gpu);
-    let mut ev = Vec::new();
     match op {
         POp::Ld {
             order, space, addr, ..
-        } => {
-            ev.push(Event::Access {
-                bases: match space {
-                    PSpace::Global => &["LDG"],
-                    PSpace::SharedCta => &["LDS"],
-                    PSpace::SharedCluster => &["LD"],
-                    // Texture and surface accesses are `POp::Tld`, `Suld` and `Sust`.
-                    PSpace::Texture | PSpace::Surface => &[],
-                },
-                strength: strength(order, *space, false),
-                ops: vec![],
-                offset: u64::from(addr.offset),
-            });
-            if acquires(order.sem) && scope_of(order) != Scope::Cta {
-                ev.push(Event::Cctl);
-            }
-        }
+        } => load(order, *space, u64::from(addr.offset)),
         POp::St {
             order, space, addr, ..
-        } => {
-            if releases(order.sem) {
-                ev.push(Event::Membar {
-                    min: level(scope_of(order)),
-                    sc: false,
-                });
-            }
-            ev.push(Event::Access {
-                bases: match space {
-                    PSpace::Global => &["STG"],
-                    PSpace::SharedCta => &["STS"],
-                    PSpace::SharedCluster => &["ST"],
-                    // Surface stores are `POp::Sust`; nothing stores through a texture.
-                    PSpace::Texture | PSpace::Surface => &[],
-                },
-                strength: strength(order, *space, false),
-                ops: vec![],
-                offset: u64::from(addr.offset),
-            });
-        }
+        } => store(order, *space, u64::from(addr.offset)),
         POp::Atom {
             order,
             space,
             op,
             addr,
             ..
-        } => rmw(&mut ev, order, *space, *op, u64::from(addr.offset), false),
+        } => rmw(order, *space, *op, u64::from(addr.offset), false),
         POp::Red {
             order,
             space,
             op,
             addr,
             ..
-        } => rmw(&mut ev, order, *space, *op, u64::from(addr.offset), true),
-        POp::Fence { sem, scope } => {
-            let l = level(*scope);
-            match sem {
-                FenceSem::Sc => ev.push(Event::Membar { min: l, sc: true }),
-                FenceSem::AcqRel | FenceSem::Release => {
-                    ev.push(Event::Membar { min: l, sc: false })
-                }
-                FenceSem::Acquire => {}
-            }
-            if *sem != FenceSem::Release && *scope != Scope::Cta {
-                ev.push(Event::Cctl);
-            }
-        }
-        POp::Membar(m) => {
-            let scope = match m {
+        } => rmw(order, *space, *op, u64::from(addr.offset), true),
+        POp::Fence { sem, scope } => fence(*sem, *scope),
+        POp::Membar(m) => fence(
+            FenceSem::Sc,
+            match m {
                 MembarLevel::Cta => Scope::Cta,
                 MembarLevel::Gl => Scope::Gpu,
                 MembarLevel::Sys => Scope::Sys,
-            };
-            return expect(&POp::Fence {
-                sem: FenceSem::Sc,
-                scope,
-            });
+            },
+        ),
+        POp::FenceProxyAlias => vec![Event::Membar { min: 1, sc: true }, Event::Cctl],
+        POp::BarrierSync { .. } => vec![Event::Bar("SYNC")],
+        POp::BarrierArrive { .. } => vec![Event::Bar("ARV")],
+        POp::ClusterArrive { relaxed: true } => vec![Event::ClusterArrive],
+        POp::ClusterArrive { relaxed: false } => {
+            vec![Event::Membar { min: 1, sc: false }, Event::ClusterArrive]
         }
-        POp::FenceProxyAlias => {
-            ev.push(Event::Membar { min: 1, sc: true });
-            ev.push(Event::Cctl);
-        }
-        POp::BarrierSync { .. } => ev.push(Event::Bar("SYNC")),
-        POp::BarrierArrive { .. } => ev.push(Event::Bar("ARV")),
-        POp::ClusterArrive { relaxed } => {
-            if !relaxed {
-                ev.push(Event::Membar { min: 1, sc: false });
-            }
-            ev.push(Event::ClusterArrive);
-        }
-        POp::ClusterWait => {
-            ev.push(Event::ClusterWait);
-            ev.push(Event::Cctl);
-        }
-        POp::SoftBarrier { .. } => ev.push(Event::Call),
-        // A texel fetch (`TLD.LZ` from ptxas 13 for sm_90): weak, no scope and no immediate
-        // offset (the element index is a register).
+        POp::ClusterWait => vec![Event::ClusterWait, Event::Cctl],
+        POp::SoftBarrier { .. } => vec![Event::Call],
         // Surface accesses (`SULD.D.BA.2D`, `SUST.D.BA.2D` from ptxas 13 for sm_90) show
         // `.STRONG.SM` although PTX gives them no strength: stronger than the weak access asked
-        // for, which only strengthens; no immediate offset.
-        POp::Suld { .. } => ev.push(Event::Access {
-            bases: &["SULD"],
-            strength: None,
-            ops: vec![],
-            offset: 0,
-        }),
-        POp::Sust { .. } => ev.push(Event::Access {
-            bases: &["SUST"],
-            strength: None,
-            ops: vec![],
-            offset: 0,
-        }),
-        POp::Tld { .. } => ev.push(Event::Access {
-            bases: &["TLD", "TEX"],
-            strength: None,
-            ops: vec![],
-            offset: 0,
-        }),
+        // for, which only strengthens.
+        POp::Suld { .. } => unordered(&["SULD"]),
+        POp::Sust { .. } => unordered(&["SUST"]),
+        // A texel fetch (`TLD.LZ` from ptxas 13 for sm_90): weak, with no scope.
+        POp::Tld { .. } => unordered(&["TLD", "TEX"]),
+    }
+}
+
+/// The scope an order names, `.gpu` where it names none.
+fn scope_of(o: &Order) -> Scope {
+    o.scope.unwrap_or(Scope::Gpu)
+}
+
+/// A load: the access, then an invalidation of the L1 when it acquires beyond the CTA.
+fn load(order: &Order, space: PSpace, offset: u64) -> Vec<Event> {
+    let mut ev = vec![Event::Access {
+        bases: match space {
+            PSpace::Global => &["LDG"],
+            PSpace::SharedCta => &["LDS"],
+            PSpace::SharedCluster => &["LD"],
+            // Texture and surface accesses are `POp::Tld`, `Suld` and `Sust`.
+            PSpace::Texture | PSpace::Surface => &[],
+        },
+        strength: strength(order, space, false),
+        ops: vec![],
+        offset,
+    }];
+    if acquires(order.sem) && scope_of(order) != Scope::Cta {
+        ev.push(Event::Cctl);
     }
     ev
 }
 
+/// A store: a `MEMBAR` of its scope first when it releases, then the access.
+fn store(order: &Order, space: PSpace, offset: u64) -> Vec<Event> {
+    let mut ev = Vec::new();
+    if releases(order.sem) {
+        ev.push(Event::Membar {
+            min: level(scope_of(order)),
+            sc: false,
+        });
+    }
+    ev.push(Event::Access {
+        bases: match space {
+            PSpace::Global => &["STG"],
+            PSpace::SharedCta => &["STS"],
+            PSpace::SharedCluster => &["ST"],
+            // Surface stores are `POp::Sust`; nothing stores through a texture.
+            PSpace::Texture | PSpace::Surface => &[],
+        },
+        strength: strength(order, space, false),
+        ops: vec![],
+        offset,
+    });
+    ev
+}
+
+/// A fence (and `membar`, a `fence.sc`): a `MEMBAR` of its scope unless it only acquires,
+/// then an L1 invalidation unless it only releases or stays within the CTA.
+fn fence(sem: FenceSem, scope: Scope) -> Vec<Event> {
+    let l = level(scope);
+    let mut ev = match sem {
+        FenceSem::Sc => vec![Event::Membar { min: l, sc: true }],
+        FenceSem::AcqRel | FenceSem::Release => vec![Event::Membar { min: l, sc: false }],
+        FenceSem::Acquire => vec![],
+    };
+    if sem != FenceSem::Release && scope != Scope::Cta {
+        ev.push(Event::Cctl);
+    }
+    ev
+}
+
+/// An access with no strength to check and no immediate offset (the element is addressed
+/// by registers): texture and surface instructions.
+fn unordered(bases: &'static [&'static str]) -> Vec<Event> {
+    vec![Event::Access {
+        bases,
+        strength: None,
+        ops: vec![],
+        offset: 0,
+    }]
+}
+
 /// The events of an `atom` or `red`.
-fn rmw(ev: &mut Vec<Event>, order: &Order, space: PSpace, op: AtomOp, offset: u64, red: bool) {
-    let scope = order.scope.unwrap_or(Scope::Gpu);
+fn rmw(order: &Order, space: PSpace, op: AtomOp, offset: u64, red: bool) -> Vec<Event> {
+    let scope = scope_of(order);
+    let mut ev = Vec::new();
     if releases(order.sem) {
         ev.push(Event::Membar {
             min: level(scope),
@@ -370,6 +369,7 @@ fn rmw(ev: &mut Vec<Event>, order: &Order, space: PSpace, op: AtomOp, offset: u6
     if acquires(order.sem) && scope != Scope::Cta {
         ev.push(Event::Cctl);
     }
+    ev
 }
 
 /// What the check found for one PTX instruction of a role.
