@@ -414,29 +414,37 @@ pub fn check_role(role: &RoleCode, sass: Option<&[SassInstr]>) -> RoleCheck {
         ));
         return out;
     };
-    // The main path: ptxas lays the role out in program order up to its return; code after
-    // the first RET is out-of-line (e.g. the divergent-warp copy of a barrier region), which
-    // repeats instructions of the main path.
-    let tokens: Vec<&SassInstr> = sass
-        .iter()
+    let tokens = main_path(sass);
+    let checked = accesses_one_for_one(role, &tokens)
+        .and_then(|()| events_in_order(role, &tokens, &mut out.mappings));
+    out.error = checked.err();
+    out
+}
+
+/// The role's relevant instructions on its main path: ptxas lays the role out in program
+/// order up to its return; code after the first RET is out-of-line (e.g. the divergent-warp
+/// copy of a barrier region), which repeats instructions of the main path.
+fn main_path(sass: &[SassInstr]) -> Vec<&SassInstr> {
+    sass.iter()
         .take_while(|i| i.base() != "RET")
         .filter(|i| is_relevant(i))
-        .collect();
-    // 1. The accesses, one for one, in order.
+        .collect()
+}
+
+/// The first check: the SASS's memory accesses are the role's, one for one, in order.
+fn accesses_one_for_one(role: &RoleCode, tokens: &[&SassInstr]) -> Result<(), String> {
     let found: Vec<&SassInstr> = tokens.iter().copied().filter(|i| is_access(i)).collect();
-    let mut expected = Vec::new();
-    for op in &role.ops {
-        for ev in expect(&op.op) {
-            if ev.is_access() {
-                expected.push((op, ev));
-            }
-        }
-    }
+    let expected: Vec<_> = role
+        .ops
+        .iter()
+        .flat_map(|op| expect(&op.op).into_iter().map(move |ev| (op, ev)))
+        .filter(|(_, ev)| ev.is_access())
+        .collect();
     for (k, (op, ev)) in expected.iter().enumerate() {
         match found.get(k) {
             Some(i) if ev.matches(i) => {}
             Some(i) => {
-                out.error = Some(format!(
+                return Err(format!(
                     "P{}: `{}` (instruction {} of the thread) expects {} as memory access #{} of \
                      the role, but the SASS has `{} {}` there",
                     role.role,
@@ -446,11 +454,10 @@ pub fn check_role(role: &RoleCode, sass: Option<&[SassInstr]>) -> RoleCheck {
                     k + 1,
                     i.opcode,
                     i.operands
-                ));
-                return out;
+                ))
             }
             None => {
-                out.error = Some(format!(
+                return Err(format!(
                     "P{}: `{}` (instruction {} of the thread) is missing: the SASS has only {} \
                      memory accesses, expected {}",
                     role.role,
@@ -458,27 +465,34 @@ pub fn check_role(role: &RoleCode, sass: Option<&[SassInstr]>) -> RoleCheck {
                     op.index,
                     found.len(),
                     expected.len()
-                ));
-                return out;
+                ))
             }
         }
     }
-    if found.len() > expected.len() {
-        let extra = found[expected.len()];
-        out.error = Some(format!(
+    match found.get(expected.len()) {
+        Some(extra) => Err(format!(
             "P{}: the SASS has a memory access the test does not: `{} {}`",
             role.role, extra.opcode, extra.operands
-        ));
-        return out;
+        )),
+        None => Ok(()),
     }
-    // 2. Every event in program order; only fences and barriers may be skipped.
+}
+
+/// The second check: every event of every operation in program order, where only fences
+/// and barriers may be skipped; each operation's mapping goes into `mappings` as it is
+/// found, so a failure keeps the mappings before it.
+fn events_in_order(
+    role: &RoleCode,
+    tokens: &[&SassInstr],
+    mappings: &mut Vec<Mapping>,
+) -> Result<(), String> {
     let mut j = 0;
     for op in &role.ops {
         let mut matched = Vec::new();
         for ev in expect(&op.op) {
             loop {
                 let Some(t) = tokens.get(j) else {
-                    out.error = Some(format!(
+                    return Err(format!(
                         "P{}: `{}` (instruction {} of the thread) expects {}, not found after \
                          the instructions before it",
                         role.role,
@@ -486,7 +500,6 @@ pub fn check_role(role: &RoleCode, sass: Option<&[SassInstr]>) -> RoleCheck {
                         op.index,
                         ev.describe()
                     ));
-                    return out;
                 };
                 j += 1;
                 if ev.matches(t) {
@@ -494,7 +507,7 @@ pub fn check_role(role: &RoleCode, sass: Option<&[SassInstr]>) -> RoleCheck {
                     break;
                 }
                 if is_access(t) {
-                    out.error = Some(format!(
+                    return Err(format!(
                         "P{}: `{}` (instruction {} of the thread) expects {} before the access \
                          `{}`, which comes first in the SASS",
                         role.role,
@@ -503,18 +516,17 @@ pub fn check_role(role: &RoleCode, sass: Option<&[SassInstr]>) -> RoleCheck {
                         ev.describe(),
                         t.short()
                     ));
-                    return out;
                 }
             }
         }
-        out.mappings.push(Mapping {
+        mappings.push(Mapping {
             index: op.index,
             ptx: op.op.to_string(),
             mnemonic: op.op.mnemonic(),
             sass: matched,
         });
     }
-    out
+    Ok(())
 }
 
 /// The events a software barrier function must show, in order (`ptx/soft_barrier.ptx`): its
