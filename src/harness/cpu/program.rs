@@ -5,8 +5,8 @@
 use super::layout::Layout;
 use super::resolve;
 use crate::litmus::ast::{
-    AluOp, AtomOp, BarOp, BarRedOp, Barrier, CmpOp, Fence, FenceSem, Instr, LoadSem, LocationKind,
-    Operand, Proxy, Reg, RmwSem, StoreSem, Test, Value,
+    Addr, AluOp, AtomOp, BarOp, BarRedOp, Barrier, CmpOp, Fence, FenceSem, Instr, LoadSem,
+    LocationKind, Operand, Proxy, Reg, RmwSem, StoreSem, Test, Value,
 };
 use crate::outcome::{observables, Observable};
 use std::collections::BTreeMap;
@@ -667,6 +667,32 @@ impl RegMap {
             Operand::Reg(r) => Src::Reg(self.index(r)?),
         })
     }
+
+    /// The register an address depends on (its offset), if it names one.
+    fn dep(&mut self, addr: &Addr) -> Result<Option<u8>, String> {
+        addr.offset.as_ref().map(|r| self.index(r)).transpose()
+    }
+}
+
+/// The ordering of a fence on the CPU; a proxy fence is refused (the CPU has no proxies).
+fn fence_ordering(f: &Fence) -> Result<Ordering, String> {
+    Ok(match f {
+        Fence::Memory { sem, .. } => match sem {
+            FenceSem::Sc => Ordering::SeqCst,
+            FenceSem::AcqRel => Ordering::AcqRel,
+            FenceSem::Acquire => Ordering::Acquire,
+            FenceSem::Release => Ordering::Release,
+        },
+        // On sm_70+ every membar is a fence.sc of the matching scope.
+        Fence::Membar(_) => Ordering::SeqCst,
+        Fence::Proxy(_) => {
+            return Err(
+                "proxy fences (fence.proxy.*) order proxies the CPU does not have; \
+                 the test is not run rather than run without its point"
+                    .into(),
+            )
+        }
+    })
 }
 
 fn compile_instr(
@@ -703,7 +729,7 @@ fn compile_instr(
             Op::Load {
                 dst: regs.index(dst)?,
                 addr: addr_of(&addr.loc)?,
-                dep: addr.offset.as_ref().map(|r| regs.index(r)).transpose()?,
+                dep: regs.dep(addr)?,
                 ord,
             }
         }
@@ -721,7 +747,7 @@ fn compile_instr(
             };
             Op::Store {
                 addr: addr_of(&addr.loc)?,
-                dep: addr.offset.as_ref().map(|r| regs.index(r)).transpose()?,
+                dep: regs.dep(addr)?,
                 src: regs.src(src)?,
                 ord,
             }
@@ -744,7 +770,7 @@ fn compile_instr(
                 op: *op,
                 dst: Some(regs.index(dst)?),
                 addr: addr_of(&addr.loc)?,
-                dep: addr.offset.as_ref().map(|r| regs.index(r)).transpose()?,
+                dep: regs.dep(addr)?,
                 a: regs.src(src)?,
                 b,
                 ord: rmw_ordering(*sem),
@@ -760,29 +786,13 @@ fn compile_instr(
                 op: *op,
                 dst: None,
                 addr: addr_of(&addr.loc)?,
-                dep: addr.offset.as_ref().map(|r| regs.index(r)).transpose()?,
+                dep: regs.dep(addr)?,
                 a: regs.src(src)?,
                 b: Src::Imm(0),
                 ord: rmw_ordering(*sem),
             }
         }
-        Instr::Fence(f) => Op::Fence(match f {
-            Fence::Memory { sem, .. } => match sem {
-                FenceSem::Sc => Ordering::SeqCst,
-                FenceSem::AcqRel => Ordering::AcqRel,
-                FenceSem::Acquire => Ordering::Acquire,
-                FenceSem::Release => Ordering::Release,
-            },
-            // On sm_70+ every membar is a fence.sc of the matching scope.
-            Fence::Membar(_) => Ordering::SeqCst,
-            Fence::Proxy(_) => {
-                return Err(
-                    "proxy fences (fence.proxy.*) order proxies the CPU does not have; \
-                            the test is not run rather than run without its point"
-                        .into(),
-                )
-            }
-        }),
+        Instr::Fence(f) => Op::Fence(fence_ordering(f)?),
         Instr::Barrier(Barrier::ClusterArrive { relaxed }) => {
             Op::Bar(BarStep::ClusterArrive { release: !relaxed })
         }
