@@ -13,9 +13,23 @@ use crate::harness::RunError;
 use cudarc::driver::sys;
 use std::time::Instant;
 
+/// Where every buffer starts: a multiple of 4 KiB. The driver promises allocations only
+/// 256-byte alignment (CUDA C++ Programming Guide, "Device Memory Accesses"), but a texture
+/// over the memory buffer must start at the device's `TEXTURE_ALIGNMENT` (512 bytes on
+/// compute capability 9.0; `textures::linear_resource` checks the device's own), so each
+/// buffer is allocated this much larger and placed at the first boundary inside.
+const BASE_ALIGN: u64 = 4096;
+
+/// A buffer's allocation and the aligned address it is used at.
+struct Allocation {
+    kind: BufferKind,
+    raw: sys::CUdeviceptr,
+    base: sys::CUdeviceptr,
+}
+
 /// The buffers of [`Layout::buffers`], by kind.
 pub struct Buffers {
-    allocated: Vec<(BufferKind, sys::CUdeviceptr)>,
+    allocated: Vec<Allocation>,
     /// The memory buffer when the test has generic aliases (then not in `allocated`).
     views: Option<Views>,
     histogram_words: usize,
@@ -42,16 +56,21 @@ impl Buffers {
             }
             // A zero-sized allocation is an error in the driver; round up to one word.
             let bytes = buf.bytes.max(8) as usize;
-            let mut ptr = 0;
+            let mut raw = 0;
             // SAFETY: valid out-pointer; a context is current.
             check(
-                unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) },
+                unsafe { sys::cuMemAlloc_v2(&mut raw, bytes + BASE_ALIGN as usize) },
                 &format!("cuMemAlloc({:?}, {bytes} bytes)", buf.kind),
             )?;
-            b.allocated.push((buf.kind, ptr));
-            // SAFETY: `ptr` holds `bytes` bytes; the stream is live.
+            let base = raw.next_multiple_of(BASE_ALIGN);
+            b.allocated.push(Allocation {
+                kind: buf.kind,
+                raw,
+                base,
+            });
+            // SAFETY: `base` holds `bytes` bytes of the allocation; the stream is live.
             check(
-                unsafe { sys::cuMemsetD8Async(ptr, 0, bytes, stream) },
+                unsafe { sys::cuMemsetD8Async(base, 0, bytes, stream) },
                 &format!("cuMemsetD8Async({:?})", buf.kind),
             )?;
         }
@@ -65,8 +84,8 @@ impl Buffers {
         }
         self.allocated
             .iter()
-            .find(|(k, _)| *k == kind)
-            .map_or(0, |(_, p)| *p)
+            .find(|a| a.kind == kind)
+            .map_or(0, |a| a.base)
     }
 
     /// Reads the histogram buffer back after everything queued on `stream` has finished,
@@ -111,9 +130,9 @@ impl Drop for Buffers {
             // A kernel may still run on these buffers, and cuMemFree would wait for it.
             return;
         }
-        for (_, p) in &self.allocated {
+        for a in &self.allocated {
             // SAFETY: allocated by `new`, freed once; the runner synchronises its stream first.
-            unsafe { sys::cuMemFree_v2(*p) };
+            unsafe { sys::cuMemFree_v2(a.raw) };
         }
     }
 }
