@@ -1,0 +1,291 @@
+//! The CUDA backend end to end against a simulated driver (`tests/sim/cuda_driver.c`, built
+//! here with `cc` and found through `LD_LIBRARY_PATH`): every driver call of a run, from
+//! `cuInit` through the JIT, the buffers, aliased views, texture and surface objects, direct
+//! launches, graph capture and replay, the bounded waits and the histogram reads, on a
+//! simulated H100 that checks the driver's contract and logs each breach. Its kernels count
+//! nothing, so every run ends at the checksum; what is asserted is that it gets there with no
+//! breach, the launch shapes the device's occupancy gives, and the timeout and fault paths of
+//! the real driver layer.
+
+mod common;
+
+use common::{bin, fresh, root, scratch, text};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+/// The folder holding the simulated `libcuda.so` (and `.so.1`), built once per test binary;
+/// `None` without a C compiler.
+fn driver() -> Option<&'static Path> {
+    static BUILT: OnceLock<Option<PathBuf>> = OnceLock::new();
+    BUILT
+        .get_or_init(|| {
+            let dir = scratch("driver");
+            let lib = dir.join("libcuda.so");
+            let ok = std::process::Command::new("cc")
+                .args(["-shared", "-fPIC", "-O1", "-Wall", "-Werror", "-o"])
+                .arg(&lib)
+                .arg(root().join("tests/sim/cuda_driver.c"))
+                .arg("-lm")
+                .status()
+                .is_ok_and(|s| s.success());
+            ok.then(|| {
+                std::fs::copy(&lib, dir.join("libcuda.so.1")).unwrap();
+                dir
+            })
+        })
+        .as_deref()
+}
+
+/// What a command did on the simulated GPU.
+struct Ran {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    /// The simulation's log: `violation:`, `launch:` and `stats:` lines.
+    log: String,
+    /// The result set written, if any.
+    set: Option<serde_json::Value>,
+    took: Duration,
+}
+
+impl Ran {
+    /// The simulation's counter `key` from its `stats:` line.
+    fn stat(&self, key: &str) -> u64 {
+        let line = self.log.lines().find(|l| l.starts_with("stats:"));
+        let line = line.unwrap_or_else(|| panic!("no stats line in\n{}", self.log));
+        line.split_whitespace()
+            .find_map(|w| w.strip_prefix(&format!("{key}=")))
+            .unwrap_or_else(|| panic!("no {key} in {line}"))
+            .parse()
+            .unwrap()
+    }
+
+    /// The `launch:` line of `entry`'s first launch.
+    fn launch(&self, entry: &str) -> &str {
+        let prefix = format!("launch: {entry} ");
+        self.log
+            .lines()
+            .find(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("{entry} never launched:\n{}", self.log))
+    }
+
+    /// Fails the test on any breach of the driver's contract the simulation logged.
+    fn no_violation(&self) {
+        let v: Vec<&str> = self
+            .log
+            .lines()
+            .filter(|l| l.starts_with("violation"))
+            .collect();
+        assert!(v.is_empty(), "{}\nstderr:\n{}", v.join("\n"), self.stderr);
+        assert!(!self.stderr.contains("panicked"), "{}", self.stderr);
+    }
+
+    /// The reasons the run gives for the tests it could not complete.
+    fn reasons(&self) -> Vec<String> {
+        let set = self.set.as_ref().expect("a result set");
+        set["skipped_tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["reason"].as_str().unwrap().to_string())
+            .collect()
+    }
+}
+
+/// Runs the binary with `args` on the simulated GPU, with `env` for the simulation; `None`
+/// (said in the output) without a C compiler.
+fn on_sim(name: &str, args: &[&str], env: &[(&str, &str)]) -> Option<Ran> {
+    let Some(lib) = driver() else {
+        println!("not checked: no C compiler (`cc`) here to build the simulated driver");
+        return None;
+    };
+    let dir = scratch(name);
+    let log = dir.join("sim.log");
+    let out = fresh(&format!("{name}-results"));
+    let t0 = Instant::now();
+    let mut cmd = bin();
+    cmd.current_dir(root())
+        .args(args)
+        .env("LD_LIBRARY_PATH", lib)
+        .env("PTXL_SIM_LOG", &log);
+    if args[0] == "run" {
+        cmd.args([
+            "--backend",
+            "cuda",
+            "--quiet",
+            "--seed",
+            "1",
+            "--run-id",
+            "r",
+            "--out",
+        ])
+        .arg(&out);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let o = cmd.output().unwrap();
+    let took = t0.elapsed();
+    // `--out` holds one folder per machine, holding the set named by the run id.
+    let set = std::fs::read_to_string(out.join("nvidia-h100-80gb-hbm3-cuda-13.0/r/run.json"))
+        .ok()
+        .map(|t| serde_json::from_str(&t).unwrap());
+    let ran = Ran {
+        code: o.status.code(),
+        stdout: text(&o.stdout),
+        stderr: text(&o.stderr),
+        log: std::fs::read_to_string(&log).unwrap_or_default(),
+        set,
+        took,
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&out);
+    Some(ran)
+}
+
+/// The simulated kernels count nothing: every test that ran ends at the checksum.
+fn ended_at_the_checksum(ran: &Ran, tests: usize) {
+    let reasons = ran.reasons();
+    assert_eq!(reasons.len(), tests, "{reasons:?}");
+    for r in &reasons {
+        assert!(
+            r.contains("device counts do not add up: 0 instances examined"),
+            "{r}"
+        );
+    }
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+}
+
+const MP: &str = "litmus/mp/MP+rlx.gpu+rlx.gpu.litmus";
+
+#[test]
+fn a_run_under_each_preset_makes_every_driver_call_of_the_launch_path_within_the_contract() {
+    for preset in ["basic", "interleave", "stress"] {
+        let args = ["run", MP, "--stress", preset, "--time", "0.3"];
+        let Some(ran) = on_sim(&format!("mp-{preset}"), &args, &[]) else {
+            return;
+        };
+        ran.no_violation();
+        ended_at_the_checksum(&ran, 1);
+        // The first collect launch and the first pair go directly; the rest in graph
+        // replays of captured pairs.
+        assert!(ran.stat("direct") >= 3, "{}", ran.log);
+        assert!(ran.stat("captured") > 0, "{}", ran.log);
+        assert!(ran.stat("graph_launches") > 0, "{}", ran.log);
+        // A preset sized to fill the device loads its kernel once more first, to read its
+        // registers and shared memory.
+        assert!((1..=2).contains(&ran.stat("modules")), "{}", ran.log);
+        // Every buffer argument of both kernels points into device memory.
+        for entry in ["litmus_test", "litmus_collect"] {
+            assert!(ran.launch(entry).contains("pointers=5"), "{}", ran.log);
+        }
+    }
+}
+
+#[test]
+fn the_test_grid_fills_the_simulated_h100_as_its_occupancy_allows() {
+    // 256-thread CTAs of 32 registers a thread: 8 per SM (2,048 threads), 1,056 on 132 SMs;
+    // of 128 registers: 2 per SM (64 K registers), 264.
+    for (regs, grid) in [("32", 1056), ("128", 264)] {
+        let args = ["run", MP, "--time", "0.2"];
+        let Some(ran) = on_sim(&format!("grid-{regs}"), &args, &[("PTXL_SIM_REGS", regs)]) else {
+            return;
+        };
+        ran.no_violation();
+        let line = ran.launch("litmus_test");
+        assert!(line.contains(&format!(" grid={grid} block=256 ")), "{line}");
+    }
+}
+
+#[test]
+fn cluster_and_shared_memory_tests_launch_within_the_device_limits() {
+    let args = [
+        "run",
+        "litmus/cluster/MP+rel.cluster+acq.cluster-samecluster.litmus",
+        "litmus/shared/SB+wk+wk-shared.litmus",
+        "--time",
+        "0.2",
+    ];
+    let Some(ran) = on_sim("cluster", &args, &[]) else {
+        return;
+    };
+    ran.no_violation();
+    ended_at_the_checksum(&ran, 2);
+    let clustered = ran
+        .log
+        .lines()
+        .filter(|l| l.contains(" cluster=2 "))
+        .count();
+    assert_eq!(clustered, 1, "{}", ran.log);
+}
+
+#[test]
+fn aliased_views_textures_and_surfaces_are_made_as_the_driver_allows() {
+    let args = [
+        "run",
+        "campaign/proxy-check",
+        "litmus/generated/proxy/CoRR+rlx.cta+rlx.cta_ali-diffcta.litmus",
+        "--time",
+        "0.2",
+    ];
+    let Some(ran) = on_sim("objects", &args, &[]) else {
+        return;
+    };
+    ran.no_violation();
+    // The texture and surface checks, and one test through two generic views of one memory.
+    ended_at_the_checksum(&ran, 3);
+    assert!(ran.stat("views") >= 2, "{}", ran.log);
+    assert!(ran.stat("textures") >= 1, "{}", ran.log);
+    assert!(ran.stat("surfaces") >= 1, "{}", ran.log);
+}
+
+/// Checks a run of `litmus/sb` that lost its device in its first test with `prefix`.
+fn lost_in_the_first_test(ran: &Ran, prefix: &str) {
+    ran.no_violation();
+    assert_eq!(ran.code, Some(4), "{}", ran.stderr);
+    assert!(ran.stderr.contains("fresh process"), "{}", ran.stderr);
+    let set = ran.set.as_ref().unwrap();
+    assert_eq!(set["partial"], true);
+    let reasons = ran.reasons();
+    assert_eq!(reasons.len(), 1, "{reasons:?}");
+    assert!(reasons[0].starts_with(prefix), "{}", reasons[0]);
+}
+
+#[test]
+fn kernels_that_never_finish_end_the_test_as_timed_out_by_its_deadline() {
+    let args = ["run", "litmus/sb", "--time", "0.2", "-o", "wait_s=1"];
+    let Some(ran) = on_sim("hang", &args, &[("PTXL_SIM_HANG_AFTER", "300")]) else {
+        return;
+    };
+    lost_in_the_first_test(&ran, "timed out: ");
+    // The deadline is twice the budget plus 5 s; nothing waited on the hung kernels beyond it
+    // (no copy was queued behind them: that would be a violation above).
+    assert!(ran.took < Duration::from_secs(30), "{:?}", ran.took);
+}
+
+#[test]
+fn a_sticky_device_fault_ends_the_test_as_a_device_error() {
+    let args = ["run", "litmus/sb", "--time", "0.2"];
+    let Some(ran) = on_sim("fault", &args, &[("PTXL_SIM_FAULT_AFTER", "300")]) else {
+        return;
+    };
+    lost_in_the_first_test(&ran, "device error: ");
+    assert!(ran.reasons()[0].contains("CUDA_ERROR_ILLEGAL_ADDRESS"));
+}
+
+#[test]
+fn the_machine_is_named_from_what_the_driver_reports() {
+    for (gpu, machine) in [
+        ("h100", "nvidia-h100-80gb-hbm3-cuda-13.0"),
+        ("h200", "nvidia-h200-cuda-13.0"),
+    ] {
+        let args = ["campaign", "machine", "--backend", "cuda"];
+        let Some(ran) = on_sim(&format!("machine-{gpu}"), &args, &[("PTXL_SIM_GPU", gpu)]) else {
+            return;
+        };
+        ran.no_violation();
+        assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+        assert_eq!(ran.stdout.trim(), machine);
+    }
+}
