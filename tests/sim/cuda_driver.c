@@ -14,11 +14,12 @@
  * and the kernel's .reqntid, cluster dimensions that divide the grid, no unsafe call while a
  * stream is being captured, copies and fills inside allocated (and, for mapped memory,
  * accessible) memory, timing only between timing events, surfaces only over arrays made for
- * surface access. Two rules are the backend's own, stricter than the driver's: no event recorded
- * and no graph launched into a capture (its marks and timers assume direct recording), and no
- * copy into pageable memory queued behind a kernel that never ends (the driver would block for
- * ever there). Each breach is returned as the error the driver would give (the simulation's
- * CUDA_ERROR_UNKNOWN for the last) and written to the log as a "violation:" line.
+ * surface access. Three rules are the backend's own, stricter than the driver's: no event
+ * recorded and no graph launched into a capture (its marks and timers assume direct
+ * recording); no copy into pageable memory queued behind a kernel that never ends (the driver
+ * would block for ever there); nothing a kernel uses freed or unloaded while one never ends.
+ * Each breach is returned as the error the driver would give (the simulation's
+ * CUDA_ERROR_UNKNOWN for the last two) and written to the log as a "violation:" line.
  *
  * Environment:
  *   PTXL_SIM_LOG=FILE        append violations, one "launch:" line per function's first launch,
@@ -228,8 +229,15 @@ typedef struct Stream {
 } Stream;
 
 static Stream legacy;
+static int hung; /* a kernel that never ends has been launched */
 
 static Stream *stream_of(void *s) { return s ? (Stream *)s : &legacy; }
+
+/* Whether freeing what kernels use would pull it from under one that never ends (the driver
+ * would wait for it for ever, or free memory a running kernel uses). */
+static CUresult under_hung_kernel(const char *call) {
+    return hung ? violation(UNKNOWN, "%s while a kernel that never ends still runs", call) : OK;
+}
 
 /* Whether a capture is under way: calls the driver calls unsafe then invalidate it. */
 static CUresult unsafe_in_capture(Stream *s, const char *call) {
@@ -245,7 +253,10 @@ static void execute(Stream *s, unsigned long long kernels) {
     double start = fmax(now_s(), s->busy_until);
     launched += kernels;
     s->busy_until = start + kernels * env_long("PTXL_SIM_KERNEL_US", 20) * 1e-6;
-    if (hang_after >= 0 && launched > (unsigned long long)hang_after) s->busy_until = INFINITY;
+    if (hang_after >= 0 && launched > (unsigned long long)hang_after) {
+        s->busy_until = INFINITY;
+        hung = 1;
+    }
     if (fault_after >= 0 && launched > (unsigned long long)fault_after) faulted = 1;
 }
 
@@ -447,7 +458,7 @@ CUresult cuMemAlloc_v2(CUdeviceptr *p, size_t bytes) {
 CUresult cuMemFree_v2(CUdeviceptr p) {
     Region *g = region_at((uintptr_t)p, ALLOCATED);
     CUresult r = need_context("cuMemFree");
-    if (r) return r;
+    if (r || (r = under_hung_kernel("cuMemFree"))) return r;
     if (!g) return violation(INVALID_VALUE, "cuMemFree of %#llx, not an allocation", p);
     free((void *)g->base);
     remove_region(g);
@@ -575,6 +586,7 @@ CUresult cuMemMap(CUdeviceptr p, size_t bytes, size_t offset, unsigned long long
 
 CUresult cuMemUnmap(CUdeviceptr p, size_t bytes) {
     Region *g = region_at((uintptr_t)p, MAPPED);
+    if (under_hung_kernel("cuMemUnmap")) return UNKNOWN;
     if (!g || g->bytes != bytes) return violation(INVALID_VALUE, "cuMemUnmap of no mapping");
     mmap((void *)(uintptr_t)p, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     remove_region(g);
@@ -640,7 +652,10 @@ CUresult cuArray3DCreate_v2(void **a, const Array *d) {
     return OK;
 }
 
-CUresult cuArrayDestroy(void *a) { return a ? (free(a), OK) : INVALID_HANDLE; }
+CUresult cuArrayDestroy(void *a) {
+    CUresult r = under_hung_kernel("cuArrayDestroy");
+    return r ? r : a ? (free(a), OK) : INVALID_HANDLE;
+}
 
 CUresult cuTexObjectCreate(unsigned long long *t, const ResourceDesc *r, const void *tex,
                            const void *view) {
@@ -796,6 +811,7 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *k
 CUresult cuModuleUnload(void *module) {
     Module *m = module;
     if (!m || !m->live) return violation(INVALID_HANDLE, "cuModuleUnload of no live module");
+    if (under_hung_kernel("cuModuleUnload")) return UNKNOWN;
     m->live = 0; /* kept: launching one of its functions afterwards is then seen */
     return OK;
 }
