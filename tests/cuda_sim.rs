@@ -275,6 +275,37 @@ fn a_sticky_device_fault_ends_the_test_as_a_device_error() {
 }
 
 #[test]
+fn tune_reports_each_family_it_cannot_measure_and_goes_on_with_the_next() {
+    let args = [
+        "tune",
+        "--backend",
+        "cuda",
+        "--seed",
+        "1",
+        "--budget",
+        "20",
+        "--out",
+    ];
+    let out = fresh("tuned");
+    let mut args: Vec<&str> = args.to_vec();
+    args.push(out.to_str().unwrap());
+    let Some(ran) = on_sim("tune", &args, &[]) else {
+        return;
+    };
+    ran.no_violation();
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    let families = ["SB", "MP", "LB", "2+2W", "WRC", "IRIW"];
+    for f in families {
+        let row = format!("{f:<8} failed: the baseline: {f}: device counts do not add up");
+        assert!(ran.stdout.contains(&row), "{row}\n{}", ran.stdout);
+    }
+    let all = families.join(", ");
+    assert!(ran
+        .stderr
+        .contains(&format!("no family could be tuned ({all})")));
+}
+
+#[test]
 fn the_machine_is_named_from_what_the_driver_reports() {
     for (gpu, machine) in [
         ("h100", "nvidia-h100-80gb-hbm3-cuda-13.0"),

@@ -32,6 +32,7 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
     let provenance = harness::provenance(backend);
     let start = Instant::now();
     let mut records = Vec::new();
+    let mut failed = Vec::new();
     print_header();
     for (i, (family, tests)) in families.iter().enumerate() {
         let share = args.budget * (i + 1) as f64 / families.len() as f64;
@@ -49,8 +50,15 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
             deadline: explore_deadline(deadline, args.finalists),
             final_deadline: deadline,
         };
-        let outcome =
-            search(&space, &plan(args), &mut measure).map_err(|e| format!("tune {family}: {e}"))?;
+        // A family whose baseline cannot be measured is reported, and the others still run.
+        let outcome = match search(&space, &plan(args), &mut measure) {
+            Ok(o) => o,
+            Err(e) => {
+                println!("{family:<8} failed: {e}");
+                failed.push(family.as_str());
+                continue;
+            }
+        };
         let file = out.join(format!("{family}.stress"));
         let ctx = Context {
             args,
@@ -62,8 +70,18 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
         records.push(write_family(&ctx, family, &file, &outcome)?);
         print_row(family, &space, &outcome, &file);
     }
+    if records.is_empty() {
+        return Err(format!("tune: no family could be tuned ({})", failed.join(", ")).into());
+    }
     let page = crate::report::tune_page::write(&records, &out)?;
     println!("wrote {}", page.display());
+    if !failed.is_empty() {
+        eprintln!(
+            "ptx-litmus: tune: {} not tuned (see above)",
+            failed.join(", ")
+        );
+        return Ok(Exit::Error);
+    }
     Ok(Exit::Success)
 }
 

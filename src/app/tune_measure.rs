@@ -4,9 +4,9 @@
 
 use super::bench_shapes::weak;
 use crate::codegen::Stress;
-use crate::harness::{self, Backend, Budget, Control, Options, RunParams};
+use crate::harness::{self, Backend, Budget, Control, Options, RunError, RunParams};
 use crate::litmus::ast::Test;
-use crate::tune::{Evaluator, Point, Sample, Space};
+use crate::tune::{Evaluator, Point, Refusal, Sample, Space};
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
@@ -70,9 +70,26 @@ impl Measure<'_> {
     }
 }
 
+/// A failed run as the search sees it: a lost device ends the search, anything else is this
+/// configuration's.
+fn refusal(test: &str, e: RunError) -> Refusal {
+    // Most of the GPU's messages already begin with the test's name.
+    let text = e.to_string();
+    let why = match text.starts_with(&format!("{test}: ")) {
+        true => text,
+        false => format!("{test}: {text}"),
+    };
+    match e {
+        RunError::TimedOut(_) | RunError::DeviceError(_) | RunError::DeviceLost(_) => {
+            Refusal::Fatal(why)
+        }
+        RunError::Unsupported(_) | RunError::Failed(_) => Refusal::Infeasible(why),
+    }
+}
+
 impl Evaluator for Measure<'_> {
-    fn sample(&mut self, point: &Point, seed: u64) -> Result<Sample, String> {
-        let params = self.params(point, seed)?;
+    fn sample(&mut self, point: &Point, seed: u64) -> Result<Sample, Refusal> {
+        let params = self.params(point, seed).map_err(Refusal::Infeasible)?;
         let mut total = Sample {
             instances: 0,
             weak: 0,
@@ -86,7 +103,7 @@ impl Evaluator for Measure<'_> {
                 progress: &mut |_| {},
             };
             let run = harness::run(self.backend, test, &params, control)
-                .map_err(|e| format!("{}: {e}", test.name))?;
+                .map_err(|e| refusal(&test.name, e))?;
             total.instances += run.info.instances;
             total.weak += weak(test, &run.histogram);
             total.seconds += run.info.elapsed_s;

@@ -302,13 +302,13 @@ fn panel<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tune::{search, Evaluator, Plan, Point, Sample, Space};
+    use crate::tune::{search, Evaluator, Plan, Point, Refusal, Sample, Space};
 
     /// Weak/s grows with the `sync` index: a winner that is not the baseline.
     struct BySync;
 
     impl Evaluator for BySync {
-        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, String> {
+        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, Refusal> {
             Ok(Sample {
                 instances: 1000,
                 weak: 100 * (1 + p.0[0] as u64 * p.0[0] as u64) + seed % 7,

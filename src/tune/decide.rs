@@ -219,7 +219,7 @@ fn judge(d: &mut Decision, table: &[Vec<Option<Sample>>], before: &[usize]) -> V
 #[cfg(test)]
 mod tests {
     use super::super::rng::Rng;
-    use super::super::trial::Phase;
+    use super::super::trial::{Phase, Refusal};
     use super::*;
 
     /// Weak counts around `rates[point.0[0]]` per chunk, with seeded noise of `spread` (a
@@ -233,7 +233,7 @@ mod tests {
     }
 
     impl Evaluator for Noisy {
-        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, String> {
+        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, Refusal> {
             self.chunks += 1;
             let mut r = Rng::new(seed);
             let noise = 1.0 - self.spread + 2.0 * self.spread * (r.next_u64() % 1000) as f64 / 1e3;
@@ -267,6 +267,7 @@ mod tests {
             samples: Vec::new(),
             estimate: estimate(&[]),
             stopped_early: false,
+            failed: None,
         }
     }
 
@@ -393,7 +394,7 @@ mod tests {
     }
 
     impl Evaluator for Moving {
-        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, String> {
+        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, Refusal> {
             let moves = self.chunks.min(self.settles) / self.period;
             let far = moves % 2 == 0;
             self.chunks += 1;
@@ -478,7 +479,7 @@ mod tests {
     }
 
     impl Evaluator for Drifting {
-        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, String> {
+        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, Refusal> {
             let fast = (self.chunks / self.period) % 2 == 0;
             self.chunks += 1;
             let noise = 0.95 + 0.1 * (Rng::new(seed).next_u64() % 1000) as f64 / 1e3;

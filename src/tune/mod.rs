@@ -19,4 +19,4 @@ pub use record::{ParamRecord, SearchRecord};
 pub use search::{search, Outcome, Plan};
 pub use space::{Param, Point, Space};
 pub use stats::{estimate, median_estimate, Estimate, Sample};
-pub use trial::{Evaluator, Phase, Trial};
+pub use trial::{Evaluator, Phase, Refusal, Trial};

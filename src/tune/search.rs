@@ -9,7 +9,7 @@ use super::decide::{self, Decision, FinalPlan};
 use super::rng::{derive, Rng};
 use super::space::{Point, Space};
 use super::stats::estimate;
-pub use super::trial::{Evaluator, Phase, Trial};
+pub use super::trial::{Evaluator, Phase, Refusal, Trial};
 use serde::{Deserialize, Serialize};
 
 /// How much searching to do.
@@ -133,14 +133,16 @@ impl State {
                 samples: Vec::new(),
                 estimate: estimate(&[]),
                 stopped_early: false,
+                failed: None,
             });
         }
         ids
     }
 
-    /// The highest lower bound among `ids`.
+    /// The highest lower bound among `ids` (of those measured without failing).
     fn best_low(&self, ids: &[usize]) -> f64 {
         ids.iter()
+            .filter(|&&i| self.trials[i].failed.is_none())
             .map(|&i| self.trials[i].estimate.low)
             .fold(0.0, f64::max)
     }
@@ -148,7 +150,7 @@ impl State {
     /// Trial indices, best first: by lower bound, then by rate, then earliest.
     fn ranking(&self) -> Vec<usize> {
         let mut idx: Vec<usize> = (0..self.trials.len())
-            .filter(|&i| !self.trials[i].samples.is_empty())
+            .filter(|&i| !self.trials[i].samples.is_empty() && self.trials[i].failed.is_none())
             .collect();
         idx.sort_by(|&a, &b| {
             let (ea, eb) = (&self.trials[a].estimate, &self.trials[b].estimate);
@@ -167,7 +169,9 @@ impl State {
     fn winner(&self, min_chunks: usize) -> Option<usize> {
         let all: Vec<usize> = (0..self.trials.len()).collect();
         let floor = self.best_low(&all);
-        let contender = |t: &Trial, min: usize| t.samples.len() >= min && t.estimate.high >= floor;
+        let contender = |t: &Trial, min: usize| {
+            t.failed.is_none() && t.samples.len() >= min && t.estimate.high >= floor
+        };
         let pick = |min| self.trials.iter().position(|t| contender(t, min));
         pick(min_chunks.max(1)).or_else(|| pick(1))
     }
@@ -195,6 +199,24 @@ impl State {
         Ok(Some(d))
     }
 
+    /// Measures one more chunk of trial `i`. A configuration the backend refuses or fails is
+    /// marked failed and left out from then on; the baseline's failure, or a lost device, ends
+    /// the search.
+    fn measure(&mut self, i: usize, plan: &Plan, eval: &mut dyn Evaluator) -> Result<(), String> {
+        let t = &mut self.trials[i];
+        let seed = derive(plan.seed, &[i as u64, t.samples.len() as u64]);
+        match eval.sample(&t.point, seed) {
+            Ok(s) => {
+                t.samples.push(s);
+                t.estimate = estimate(&t.samples);
+            }
+            Err(Refusal::Infeasible(why)) if t.phase != Phase::Baseline => t.failed = Some(why),
+            Err(Refusal::Infeasible(why)) => return Err(format!("the baseline: {why}")),
+            Err(Refusal::Fatal(why)) => return Err(why),
+        }
+        Ok(())
+    }
+
     /// Measures `ids` in rounds, one chunk each per round, dropping after each round from
     /// `min_chunks` on those whose upper bound is below the best lower bound among them.
     fn race(&mut self, ids: &[usize], plan: &Plan, eval: &mut dyn Evaluator) -> Result<(), String> {
@@ -207,11 +229,9 @@ impl State {
                     self.cut_short = true;
                     return Ok(());
                 }
-                let t = &mut self.trials[i];
-                let seed = derive(plan.seed, &[i as u64, t.samples.len() as u64]);
-                t.samples.push(eval.sample(&t.point, seed)?);
-                t.estimate = estimate(&t.samples);
+                self.measure(i, plan, eval)?;
             }
+            alive.retain(|&i| self.trials[i].failed.is_none());
             if round + 1 >= plan.min_chunks {
                 let floor = self.best_low(&alive);
                 let last = round + 1 == plan.max_chunks;
@@ -242,7 +262,7 @@ mod tests {
     }
 
     impl Evaluator for Synthetic {
-        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, String> {
+        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, Refusal> {
             self.chunks += 1;
             let params = &self.space.params;
             let score: usize =
@@ -349,11 +369,82 @@ mod tests {
         assert_eq!(out.best, 0);
     }
 
+    /// [`Synthetic`], refusing what `refuse` says from its `after`th chunk on.
+    struct Refusing {
+        inner: Synthetic,
+        after: usize,
+        refuse: fn(&Point) -> Option<Refusal>,
+    }
+
+    impl Evaluator for Refusing {
+        fn sample(&mut self, p: &Point, seed: u64) -> Result<Sample, Refusal> {
+            match (self.refuse)(p) {
+                Some(r) if self.inner.chunks >= self.after => Err(r),
+                _ => self.inner.sample(p, seed),
+            }
+        }
+        fn time_left(&self) -> bool {
+            self.inner.time_left()
+        }
+    }
+
+    fn refusing(after: usize, refuse: fn(&Point) -> Option<Refusal>) -> Result<Outcome, String> {
+        let space = Space::gpu();
+        let inner = Synthetic {
+            space: space.clone(),
+            chunks: 0,
+            limit: usize::MAX,
+        };
+        let mut e = Refusing {
+            inner,
+            after,
+            refuse,
+        };
+        search(&space, &plan(1), &mut e)
+    }
+
+    #[test]
+    fn configurations_the_backend_refuses_are_left_out_and_the_search_goes_on() {
+        // The best corner's first knob value cannot run.
+        let out = refusing(0, |p| {
+            (p.0[0] == 0).then(|| Refusal::Infeasible("too many CTAs".into()))
+        })
+        .unwrap();
+        let failed: Vec<&Trial> = out.trials.iter().filter(|t| t.failed.is_some()).collect();
+        assert!(!failed.is_empty());
+        for t in &failed {
+            assert_eq!(t.point.0[0], 0);
+            assert_eq!(t.failed.as_deref(), Some("too many CTAs"));
+            assert!(t.samples.is_empty());
+        }
+        assert!(out
+            .trials
+            .iter()
+            .all(|t| t.failed.is_some() == (t.point.0[0] == 0)));
+        // No configuration is tried twice, and the winner is one that ran and beat the
+        // baseline.
+        let mut points: Vec<&Point> = out.trials.iter().map(|t| &t.point).collect();
+        points.sort_by_key(|p| p.0.clone());
+        points.dedup();
+        assert_eq!(points.len(), out.trials.len());
+        let best = &out.trials[out.best];
+        assert!(best.failed.is_none() && best.point.0[0] != 0);
+        assert!(best.estimate.low > out.trials[0].estimate.high);
+    }
+
+    #[test]
+    fn a_refused_baseline_or_a_lost_device_ends_the_search_with_the_reason() {
+        let all = refusing(0, |_| Some(Refusal::Infeasible("no such preset".into())));
+        assert_eq!(all.unwrap_err(), "the baseline: no such preset");
+        let lost = refusing(5, |_| Some(Refusal::Fatal("MP: timed out".into())));
+        assert_eq!(lost.unwrap_err(), "MP: timed out");
+    }
+
     #[test]
     fn indistinguishable_configurations_leave_the_baseline_in_place() {
         struct Flat(usize);
         impl Evaluator for Flat {
-            fn sample(&mut self, _: &Point, seed: u64) -> Result<Sample, String> {
+            fn sample(&mut self, _: &Point, seed: u64) -> Result<Sample, Refusal> {
                 self.0 += 1;
                 let weak = 1000 + Rng::new(seed).next_u64() % 20;
                 Ok(Sample {

@@ -6,10 +6,28 @@ use super::space::Point;
 use super::stats::{Estimate, Sample};
 use serde::{Deserialize, Serialize};
 
+/// Why a chunk of a configuration was not measured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// This configuration cannot run here (the backend refused or failed it): the search goes
+    /// on without it.
+    Infeasible(String),
+    /// Nothing more can be measured (the device is lost): the search ends with this reason.
+    Fatal(String),
+}
+
+impl From<Refusal> for String {
+    fn from(r: Refusal) -> String {
+        match r {
+            Refusal::Infeasible(why) | Refusal::Fatal(why) => why,
+        }
+    }
+}
+
 /// What measures a configuration.
 pub trait Evaluator {
     /// Measures one chunk of `point`, with `seed` for the backend's own draws.
-    fn sample(&mut self, point: &Point, seed: u64) -> Result<Sample, String>;
+    fn sample(&mut self, point: &Point, seed: u64) -> Result<Sample, Refusal>;
     /// Whether the time budget allows another chunk.
     fn time_left(&self) -> bool;
     /// The search is over and the final race begins (its time may be kept apart).
@@ -43,4 +61,8 @@ pub struct Trial {
     pub estimate: Estimate,
     /// Stopped before its last chunk because it could not beat the best.
     pub stopped_early: bool,
+    /// Why it could not be measured, when the backend refused or failed it: it is then out of
+    /// the search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed: Option<String>,
 }
