@@ -166,14 +166,24 @@ fn summary(r: &SearchRecord) -> String {
         .cloned()
         .unwrap_or_default();
     let stopped = r.search.trials.iter().filter(|t| t.stopped_early).count();
+    let failed = r
+        .search
+        .trials
+        .iter()
+        .filter(|t| t.failed.is_some())
+        .count();
     format!(
         "{} backend ({machine}), tests {}, seed {}, budget {} s: {} configurations, {stopped} \
-         stopped early{}",
+         stopped early{}{}",
         r.backend,
         r.tests.join(" "),
         r.seed,
         r.budget_s,
         r.search.trials.len(),
+        match failed {
+            0 => String::new(),
+            n => format!(", {n} failed to run (their reasons are in the search record)"),
+        },
         if r.search.cut_short {
             ", cut short by the budget"
         } else {
@@ -225,7 +235,7 @@ fn draw<DB: DrawingBackend>(
     let rows = r.params.len().div_ceil(COLUMNS).max(1);
     let panels = root.split_evenly((rows, COLUMNS));
     let measured: Vec<usize> = (0..r.search.trials.len())
-        .filter(|&i| !r.search.trials[i].samples.is_empty())
+        .filter(|&i| !r.search.trials[i].samples.is_empty() && r.search.trials[i].failed.is_none())
         .collect();
     let top = measured
         .iter()
