@@ -26,7 +26,7 @@ use crate::harness::watchdog;
 use crate::harness::{Budget, Control, Progress, RunError, RunParams};
 use crate::litmus::{file_stem, fnv1a64};
 use crate::outcome::Histogram;
-use cudarc::driver::sys::CUfunction_attribute as FnAttr;
+use cudarc::driver::sys::{CUfunction, CUfunction_attribute as FnAttr};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
@@ -74,61 +74,18 @@ pub fn execute(
     let what = format!("{}'s launches", prog.name);
     gpu.bind()?;
     let layout = prog.layout;
-    let (module, compiled) = compiler::load(prog.ptx, prog.name, gpu.info.compute, &opts.compiler)?;
-    let mut kernel: BTreeMap<String, String> = compiled.into_iter().collect();
-    let sass_hash = format!("{:016x}", fnv1a64(&module.cubin));
-    if let Some(dir) = &opts.sass_dir {
-        save_artifacts(dir, prog, &module)?;
-    }
-    let test_fn = module.function(&layout.test_launch.entry)?;
-    let collect_fn = module.function(&layout.collect_launch.entry)?;
-    let width = |f| function_attribute(f, FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH);
-    let test_plan = LaunchPlan::new(
-        &layout.test_launch,
-        &gpu.info.limits,
-        width(test_fn)? as u32,
-    )?;
-    let collect_plan = LaunchPlan::new(
-        &layout.collect_launch,
-        &gpu.info.limits,
-        width(collect_fn)? as u32,
-    )?;
-    kernel.insert(
-        "kernel.ptx_isa".into(),
-        format!("{}.{}", prog.ptx_version.0, prog.ptx_version.1),
-    );
-    kernel.insert("kernel.sass_hash".into(), sass_hash);
-    kernel.insert("kernel.cubin_bytes".into(), module.cubin.len().to_string());
-    kernel.insert(
-        "kernel.jit_wall_ms".into(),
-        format!("{:.1}", module.jit_wall_ms),
-    );
-    if !module.info_log.is_empty() {
-        kernel.insert(
-            "kernel.jit_log".into(),
-            support::log_summary(&module.info_log, 6),
-        );
-    }
-    let fit = fit::fit(test_fn, &test_plan, &gpu.info.limits, gpu.stream)?;
-    kernel.extend(fit.provenance(&test_plan, &gpu.info.limits));
-    kernel.insert("kernel.test_launch".into(), test_plan.describe());
-    kernel.insert("kernel.collect_launch".into(), collect_plan.describe());
-    kernel.insert(
-        "kernel.instances_per_launch".into(),
-        layout.instances.to_string(),
-    );
-
+    let (loaded, mut kernel) = Loaded::new(gpu, prog, opts)?;
     let buffers = Buffers::new(layout, gpu.info.ordinal, gpu.stream)?;
     // Dropped after `_drain` has waited for the launches, before `buffers`.
     let objects = Objects::new(layout, buffers.ptr(BufferKind::Memory), gpu.info.ordinal)?;
     if let Some(made) = objects.describe() {
         kernel.insert("kernel.objects".into(), made);
     }
-    // Dropped before `objects`, `buffers` and `module`: waits for queued launches on every
-    // way out.
+    // Dropped before `objects`, `buffers` and `loaded`'s module: waits for queued launches on
+    // every way out.
     let _drain = Drain(gpu.stream, deadline);
-    let test = Launcher::new(test_fn, &test_plan, gpu.stream);
-    let collect = Launcher::new(collect_fn, &collect_plan, gpu.stream);
+    let test = Launcher::new(loaded.test_fn, &loaded.test_plan, gpu.stream);
+    let collect = Launcher::new(loaded.collect_fn, &loaded.collect_plan, gpu.stream);
     let mut seeds = LaunchSeeds::new(params.seed, prog.name);
     // The same arguments for every launch: each launch derives its seed on the device from the
     // seed state and the launch index, as `seeds` does here for the stress self-test.
@@ -144,70 +101,229 @@ pub fn execute(
         deadline,
         &what,
     );
+    let run = Batches {
+        gpu,
+        prog,
+        params,
+        opts,
+        loaded: &loaded,
+        buffers: &buffers,
+        args: &args,
+        deadline,
+        what: &what,
+    };
+    let done = run.all(&mut sub, &mut seeds, &mut kernel, control)?;
+    let counts = tally::finish(layout, &done.words, done.stats.launches, done.expected)
+        .map_err(|e| format!("{}: {e}", prog.name))?;
+    record_launches(&mut kernel, &done, &counts, &sub);
+    Ok(Measured {
+        counts,
+        parts: done.parts.into_histograms(),
+        stats: done.stats,
+        partial: done.partial,
+        kernel,
+    })
+}
 
-    let schedule = Schedule::new(params.budget, layout.instances, opts.batch);
-    let mut stats = LaunchStats::default();
-    let mut expected = (false, 0u64);
-    let mut partial = false;
-    let mut batch_seeds = Vec::new();
-    let mut parts = Parts::default();
-    let mut before = Histogram::default();
-    let timer = Timer::start(gpu.stream)?;
-    let started = Instant::now();
-    let mut words;
-    loop {
-        let mut n = schedule.next_batch(stats.launches, started.elapsed().as_secs_f64());
-        // A time budget's batches after the first (timed) one come in whole graphs.
-        if stats.launches > 0 && opts.batch.is_none() && matches!(params.budget, Budget::Seconds(_))
-        {
-            n = sub.mode.round_up(n);
+/// A test's module, loaded, with its two kernels and how each is launched.
+struct Loaded {
+    /// Kept loaded while its functions run: the runner drops it last, after its `Drain`.
+    _module: Module,
+    test_fn: CUfunction,
+    collect_fn: CUfunction,
+    test_plan: LaunchPlan,
+    collect_plan: LaunchPlan,
+}
+
+impl Loaded {
+    /// Compiles and loads `prog` for `gpu`, plans both launches, and records what the kernel
+    /// is: its ISA, compiled size and hash, the JIT's time and log, its fit on the device.
+    fn new(
+        gpu: &Gpu,
+        prog: &Program<'_>,
+        opts: &CudaOptions,
+    ) -> Result<(Loaded, BTreeMap<String, String>), RunError> {
+        let layout = prog.layout;
+        let (module, compiled) =
+            compiler::load(prog.ptx, prog.name, gpu.info.compute, &opts.compiler)?;
+        let mut kernel: BTreeMap<String, String> = compiled.into_iter().collect();
+        if let Some(dir) = &opts.sass_dir {
+            save_artifacts(dir, prog, &module)?;
         }
-        if n == 0 {
-            break;
+        let test_fn = module.function(&layout.test_launch.entry)?;
+        let collect_fn = module.function(&layout.collect_launch.entry)?;
+        let width = |f| function_attribute(f, FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH);
+        let limits = &gpu.info.limits;
+        let test_plan = LaunchPlan::new(&layout.test_launch, limits, width(test_fn)? as u32)?;
+        let collect_plan =
+            LaunchPlan::new(&layout.collect_launch, limits, width(collect_fn)? as u32)?;
+        let (major, minor) = prog.ptx_version;
+        kernel.insert("kernel.ptx_isa".into(), format!("{major}.{minor}"));
+        let sass_hash = format!("{:016x}", fnv1a64(&module.cubin));
+        kernel.insert("kernel.sass_hash".into(), sass_hash);
+        kernel.insert("kernel.cubin_bytes".into(), module.cubin.len().to_string());
+        let jit_ms = format!("{:.1}", module.jit_wall_ms);
+        kernel.insert("kernel.jit_wall_ms".into(), jit_ms);
+        if !module.info_log.is_empty() {
+            let log = support::log_summary(&module.info_log, 6);
+            kernel.insert("kernel.jit_log".into(), log);
         }
-        if control.cancel.load(std::sync::atomic::Ordering::Relaxed) {
-            partial = true;
-            break;
+        let fit = fit::fit(test_fn, &test_plan, limits, gpu.stream)?;
+        kernel.extend(fit.provenance(&test_plan, limits));
+        kernel.insert("kernel.test_launch".into(), test_plan.describe());
+        kernel.insert("kernel.collect_launch".into(), collect_plan.describe());
+        let instances = layout.instances.to_string();
+        kernel.insert("kernel.instances_per_launch".into(), instances);
+        let loaded = Loaded {
+            _module: module,
+            test_fn,
+            collect_fn,
+            test_plan,
+            collect_plan,
+        };
+        Ok((loaded, kernel))
+    }
+}
+
+/// What the launch loop of one test works with.
+struct Batches<'a> {
+    gpu: &'a Gpu,
+    prog: &'a Program<'a>,
+    params: &'a RunParams,
+    opts: &'a CudaOptions,
+    loaded: &'a Loaded,
+    buffers: &'a Buffers,
+    args: &'a Args,
+    deadline: Instant,
+    what: &'a str,
+}
+
+/// What the launch loop measured.
+struct Done {
+    stats: LaunchStats,
+    /// Whether any launch drew memory stress, and the stress operations it must have made.
+    expected: (bool, u64),
+    partial: bool,
+    parts: Parts,
+    /// The histogram buffer after the last launch.
+    words: Vec<u64>,
+}
+
+impl Batches<'_> {
+    /// Enqueues batches until the budget is spent (or Ctrl-C), reading the histogram between
+    /// batches for progress, then reads it once more after the timing event.
+    fn all(
+        &self,
+        sub: &mut Submitter<Stream<'_>>,
+        seeds: &mut LaunchSeeds,
+        kernel: &mut BTreeMap<String, String>,
+        control: Control<'_>,
+    ) -> Result<Done, RunError> {
+        let (layout, stream) = (self.prog.layout, self.gpu.stream);
+        let schedule = Schedule::new(self.params.budget, layout.instances, self.opts.batch);
+        let mut done = Done {
+            stats: LaunchStats::default(),
+            expected: (false, 0),
+            partial: false,
+            parts: Parts::default(),
+            words: Vec::new(),
+        };
+        let mut batch_seeds = Vec::new();
+        let mut before = Histogram::default();
+        let timer = Timer::start(stream)?;
+        let started = Instant::now();
+        loop {
+            let n = self.batch_size(&schedule, &done.stats, sub, started);
+            if n == 0 {
+                break;
+            }
+            if control.cancel.load(std::sync::atomic::Ordering::Relaxed) {
+                done.partial = true;
+                break;
+            }
+            batch_seeds.clear();
+            batch_seeds.extend(seeds.by_ref().take(n as usize));
+            self.batch(n, sub, &mut done.stats, kernel)?;
+            let (any, at_least) = tally::expected_stress(layout, self.prog.stress, &batch_seeds);
+            done.expected = (done.expected.0 || any, done.expected.1 + at_least);
+            let words = self
+                .buffers
+                .read_histogram(stream, self.deadline, self.what)?;
+            let snap = tally::snapshot(layout, &words)?;
+            done.parts.push(&tally::since(&snap.histogram, &before));
+            before = snap.histogram.clone();
+            (control.progress)(&Progress {
+                instances: snap.checked,
+                elapsed_s: started.elapsed().as_secs_f64(),
+                histogram: &snap.histogram,
+            });
         }
-        batch_seeds.clear();
-        batch_seeds.extend(seeds.by_ref().take(n as usize));
+        done.stats.gpu_ms = f64::from(timer.stop(stream, self.deadline)?);
+        done.words = self
+            .buffers
+            .read_histogram(stream, self.deadline, self.what)?;
+        done.stats.wall_s = started.elapsed().as_secs_f64();
+        Ok(done)
+    }
+
+    /// Launches in the next batch: the schedule's; after the first (timed) batch of a time
+    /// budget, in whole graphs.
+    fn batch_size(
+        &self,
+        schedule: &Schedule,
+        stats: &LaunchStats,
+        sub: &Submitter<Stream<'_>>,
+        started: Instant,
+    ) -> u64 {
+        let n = schedule.next_batch(stats.launches, started.elapsed().as_secs_f64());
+        let timed = matches!(self.params.budget, Budget::Seconds(_));
+        if stats.launches > 0 && self.opts.batch.is_none() && timed {
+            return sub.mode.round_up(n);
+        }
+        n
+    }
+
+    /// Enqueues one batch of `n` launches. The very first launch settles how the cluster
+    /// dimension is given (see [`first_launch`]), before a graph is captured with that
+    /// launcher.
+    fn batch(
+        &self,
+        n: u64,
+        sub: &mut Submitter<Stream<'_>>,
+        stats: &mut LaunchStats,
+        kernel: &mut BTreeMap<String, String>,
+    ) -> Result<(), RunError> {
         let mut left = n;
         if stats.launches == 0 {
-            // The first launch settles how the cluster dimension is given (see below), before
-            // a graph is captured with that launcher.
             let d = &mut sub.device;
-            first_launch(&mut d.test, test_fn, &test_plan, gpu, &args, &mut kernel)?;
-            d.collect.launch(&args)?;
+            let (loaded, gpu) = (self.loaded, self.gpu);
+            first_launch(&mut d.test, loaded, gpu, self.args, kernel)?;
+            d.collect.launch(self.args)?;
             stats.launch_calls += 2;
             stats.launches += 1;
             left -= 1;
         }
-        let submitted = sub.submit(&submit::batch(left, sub.mode), &mut stats);
+        let submitted = sub.submit(&submit::batch(left, sub.mode), stats);
         if let Err(RunError::TimedOut(why)) = &submitted {
             // The launches may still be running, as after any wait that gave up.
             driver::lose_device(why);
         }
-        submitted?;
-        let (any, at_least) = tally::expected_stress(layout, prog.stress, &batch_seeds);
-        expected = (expected.0 || any, expected.1 + at_least);
-        words = buffers.read_histogram(gpu.stream, deadline, &what)?;
-        let snap = tally::snapshot(layout, &words)?;
-        parts.push(&tally::since(&snap.histogram, &before));
-        before = snap.histogram.clone();
-        (control.progress)(&Progress {
-            instances: snap.checked,
-            elapsed_s: started.elapsed().as_secs_f64(),
-            histogram: &snap.histogram,
-        });
+        submitted
     }
-    stats.gpu_ms = f64::from(timer.stop(gpu.stream, deadline)?);
-    words = buffers.read_histogram(gpu.stream, deadline, &what)?;
-    stats.wall_s = started.elapsed().as_secs_f64();
-    let counts = tally::finish(layout, &words, stats.launches, expected)
-        .map_err(|e| format!("{}: {e}", prog.name))?;
+}
+
+/// Records how the launches went: their number, the stress operations counted and expected,
+/// the GPU time, the host's cost per launch, the launch mode (and why graphs were given up).
+fn record_launches(
+    kernel: &mut BTreeMap<String, String>,
+    done: &Done,
+    counts: &DeviceCounts,
+    sub: &Submitter<Stream<'_>>,
+) {
+    let stats = &done.stats;
     kernel.insert("kernel.launches".into(), stats.launches.to_string());
     kernel.insert("kernel.stress_ops".into(), counts.stress_ops.to_string());
-    kernel.insert("kernel.stress_ops_min".into(), expected.1.to_string());
+    kernel.insert("kernel.stress_ops_min".into(), done.expected.1.to_string());
     kernel.insert("kernel.gpu_ms".into(), format!("{:.3}", stats.gpu_ms));
     if let Some(us) = stats.host_us_per_launch() {
         kernel.insert("kernel.host_us_per_launch".into(), format!("{us:.2}"));
@@ -216,20 +332,11 @@ pub fn execute(
     if let Some(why) = &sub.fallback {
         kernel.insert("kernel.graph_fallback".into(), support::log_summary(why, 2));
     }
+    let per_launch = stats.launch_calls as f64 / stats.launches.max(1) as f64;
     kernel.insert(
         "kernel.launch_calls_per_launch".into(),
-        format!(
-            "{:.4}",
-            stats.launch_calls as f64 / stats.launches.max(1) as f64
-        ),
+        format!("{per_launch:.4}"),
     );
-    Ok(Measured {
-        counts,
-        parts: parts.into_histograms(),
-        stats,
-        partial,
-        kernel,
-    })
 }
 
 /// How `prog`'s test kernel sits on `gpu`: compiled and loaded as for a run, nothing launched
@@ -250,8 +357,7 @@ pub fn probe(gpu: &Gpu, prog: &Program<'_>, opts: &CudaOptions) -> Result<Fit, R
 /// launcher replaces `test`.
 fn first_launch(
     test: &mut Launcher,
-    func: cudarc::driver::sys::CUfunction,
-    plan: &LaunchPlan,
+    loaded: &Loaded,
     gpu: &Gpu,
     args: &Args,
     kernel: &mut BTreeMap<String, String>,
@@ -259,14 +365,14 @@ fn first_launch(
     let Err(first) = test.launch(args) else {
         return Ok(());
     };
-    let ClusterMode::CompileTime(dim) = plan.cluster else {
+    let ClusterMode::CompileTime(dim) = loaded.test_plan.cluster else {
         return Err(first);
     };
     let retry = LaunchPlan {
         cluster: ClusterMode::Attribute(dim),
-        ..plan.clone()
+        ..loaded.test_plan.clone()
     };
-    let again = Launcher::new(func, &retry, gpu.stream);
+    let again = Launcher::new(loaded.test_fn, &retry, gpu.stream);
     again
         .launch(args)
         .map_err(|e| format!("{first}; again with the cluster attribute: {e}"))?;
