@@ -217,6 +217,21 @@ fn lacking(has: impl Fn(&str) -> bool) -> Option<String> {
 }
 
 fn open(ordinal: i32) -> Result<Gpu, String> {
+    let api = start_driver()?;
+    let dev = device(ordinal)?;
+    let info = describe(dev, ordinal, api)?;
+    let (ctx, stream) = primary_context(dev)?;
+    Ok(Gpu {
+        info,
+        ctx,
+        stream,
+        lock: Mutex::new(()),
+    })
+}
+
+/// Loads the driver library, checks that it has every function the backend calls, starts it
+/// and checks its version; the CUDA version it supports.
+fn start_driver() -> Result<i32, String> {
     // SAFETY: only tries to load the library; no driver call is made.
     if !unsafe { sys::is_culib_present() } {
         return Err(format!(
@@ -247,6 +262,11 @@ fn open(ordinal: i32) -> Result<Gpu, String> {
         "cuDriverGetVersion",
     )?;
     support::check_driver(api)?;
+    Ok(api)
+}
+
+/// The device `ordinal` of a started driver, or why there is none.
+fn device(ordinal: i32) -> Result<sys::CUdevice, String> {
     let mut count = 0;
     // SAFETY: valid out-pointer.
     check(
@@ -267,6 +287,12 @@ fn open(ordinal: i32) -> Result<Gpu, String> {
         unsafe { sys::cuDeviceGet(&mut dev, ordinal) },
         "cuDeviceGet",
     )?;
+    Ok(dev)
+}
+
+/// What `dev` is (its name, compute capability, sizes and limits), refused when its compute
+/// capability is too old; `api` is the driver's CUDA version.
+fn describe(dev: sys::CUdevice, ordinal: i32, api: i32) -> Result<DeviceInfo, String> {
     let mut name = [0 as std::ffi::c_char; 256];
     // SAFETY: the buffer holds `len` bytes; the driver NUL-terminates.
     check(
@@ -286,7 +312,7 @@ fn open(ordinal: i32) -> Result<Gpu, String> {
     let memory_bytes = (unsafe { sys::cuDeviceTotalMem_v2(&mut memory, dev) }
         == CUresult::CUDA_SUCCESS)
         .then_some(memory as u64);
-    let info = DeviceInfo {
+    Ok(DeviceInfo {
         ordinal,
         name,
         compute,
@@ -299,7 +325,12 @@ fn open(ordinal: i32) -> Result<Gpu, String> {
         driver_api: api,
         driver_release: provenance::driver_release(),
         limits: limits(dev)?,
-    };
+    })
+}
+
+/// Retains `dev`'s primary context, makes it current and creates the non-blocking stream of
+/// every launch.
+fn primary_context(dev: sys::CUdevice) -> Result<(sys::CUcontext, sys::CUstream), String> {
     let mut ctx = std::ptr::null_mut();
     // SAFETY: valid out-pointer; the primary context is retained for the life of the process.
     check(
@@ -319,12 +350,7 @@ fn open(ordinal: i32) -> Result<Gpu, String> {
         },
         "cuStreamCreate",
     )?;
-    Ok(Gpu {
-        info,
-        ctx,
-        stream,
-        lock: Mutex::new(()),
-    })
+    Ok((ctx, stream))
 }
 
 #[cfg(test)]
