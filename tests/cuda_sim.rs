@@ -128,7 +128,7 @@ fn on_sim(name: &str, args: &[&str], env: &[(&str, &str)]) -> Option<Ran> {
     let o = cmd.output().unwrap();
     let took = t0.elapsed();
     // `--out` holds one folder per machine, holding the set named by the run id.
-    let set = std::fs::read_to_string(out.join("nvidia-h100-80gb-hbm3-cuda-13.0/r/run.json"))
+    let set = std::fs::read_to_string(out.join("simulated-h100-80gb-hbm3-cuda-13.0/r/run.json"))
         .ok()
         .map(|t| serde_json::from_str(&t).unwrap());
     let ran = Ran {
@@ -306,10 +306,10 @@ fn tune_reports_each_family_it_cannot_measure_and_goes_on_with_the_next() {
 }
 
 #[test]
-fn the_machine_is_named_from_what_the_driver_reports() {
+fn the_machine_is_named_from_what_the_driver_reports_and_never_as_real_hardware() {
     for (gpu, machine) in [
-        ("h100", "nvidia-h100-80gb-hbm3-cuda-13.0"),
-        ("h200", "nvidia-h200-cuda-13.0"),
+        ("h100", "simulated-h100-80gb-hbm3-cuda-13.0"),
+        ("h200", "simulated-h200-cuda-13.0"),
     ] {
         let args = ["campaign", "machine", "--backend", "cuda"];
         let Some(ran) = on_sim(&format!("machine-{gpu}"), &args, &[("PTXL_SIM_GPU", gpu)]) else {

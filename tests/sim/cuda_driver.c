@@ -182,7 +182,8 @@ CUresult cuDeviceGet(CUdevice *d, int ordinal) {
 }
 
 CUresult cuDeviceGetName(char *name, int len, CUdevice d) {
-    const char *n = h200() ? "NVIDIA H200" : "NVIDIA H100 80GB HBM3";
+    /* Never a real GPU's name: what runs here must not pass for a hardware result. */
+    const char *n = h200() ? "Simulated H200" : "Simulated H100 80GB HBM3";
     if (d != 0 || len <= 0) return INVALID_VALUE;
     snprintf(name, (size_t)len, "%s", n);
     return OK;
