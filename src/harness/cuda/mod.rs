@@ -139,15 +139,22 @@ pub fn run_measured(
     }
     // A kernel whose barriers never complete would hang the GPU: refused before launch.
     crate::codegen::deadlock::check(test).map_err(|(_, why)| RunError::Unsupported(why))?;
-    let kernel = sized_kernel(test, params)?;
-    run_program(&program(test, &kernel), test.threads.len(), params, control)
+    let (kernel, probe_ms) = sized_kernel(test, params)?;
+    let mut ran = run_program(&program(test, &kernel), test.threads.len(), params, control)?;
+    if let Some(ms) = probe_ms {
+        // What sizing the grid cost on top of the run's own JIT (`kernel.jit_wall_ms`).
+        let p = &mut ran.0.info.provenance;
+        p.insert("kernel.probe_ms".into(), format!("{ms:.1}"));
+    }
+    Ok(ran)
 }
 
 /// The kernel of `test` under `params.stress`, generated for a grid that fills the device
 /// when the backend's `grid=fill` and the preset's own grid allow it
 /// ([`occupancy::fills`]): the preset's kernel is loaded once to read its registers and
-/// shared memory, then generated again for one full wave of CTAs.
-fn sized_kernel(test: &Test, params: &RunParams) -> Result<Kernel, RunError> {
+/// shared memory, then generated again for one full wave of CTAs. With the kernel come the
+/// milliseconds that load took (compiling included), when it was made.
+fn sized_kernel(test: &Test, params: &RunParams) -> Result<(Kernel, Option<f64>), RunError> {
     let build = |stress: &Stress| {
         crate::codegen::build(test, stress).map_err(|e| match e {
             CodegenError::Unsupported { .. } => RunError::Unsupported(e.to_string()),
@@ -156,21 +163,23 @@ fn sized_kernel(test: &Test, params: &RunParams) -> Result<Kernel, RunError> {
     };
     let kernel = build(&params.stress)?;
     let BackendOptions::Cuda(opts) = &params.options.backend else {
-        return Ok(kernel);
+        return Ok((kernel, None));
     };
     if !opts.fill || !occupancy::fills(&params.stress) {
-        return Ok(kernel);
+        return Ok((kernel, None));
     }
     let gpu = driver::gpu(opts.device).map_err(RunError::Failed)?;
     support::check_ptx_isa(kernel.ptx_version, gpu.info.driver_api)
         .map_err(RunError::Unsupported)?;
+    let started = std::time::Instant::now();
     let fit = runner::probe(gpu, &program(test, &kernel), opts)?;
+    let probe_ms = Some(started.elapsed().as_secs_f64() * 1e3);
     let sized = occupancy::fill_stress(&params.stress, &fit.grid);
     if (sized.testing_ctas, sized.max_ctas) == (params.stress.testing_ctas, params.stress.max_ctas)
     {
-        return Ok(kernel);
+        return Ok((kernel, probe_ms));
     }
-    build(&sized)
+    Ok((build(&sized)?, probe_ms))
 }
 
 /// The runner's view of `test`'s generated `kernel`.
