@@ -38,6 +38,7 @@
 //! Hence a forbidden outcome observed on the CPU is a bug in this mapping, in the model
 //! checker, or in the harness; `run` names the test and outcome.
 
+mod barrier_plan;
 mod collect;
 mod exec;
 mod layout;

@@ -2,11 +2,13 @@
 //! the hot loop never looks at the AST, allocates or hashes. Everything the CPU cannot run
 //! faithfully is refused here with a reason, never approximated.
 
+pub use super::barrier_plan::Candidate;
+use super::barrier_plan::{cluster_barriers, cta_barriers, BarPlan};
 use super::layout::Layout;
 use super::resolve;
 use crate::litmus::ast::{
-    Addr, AluOp, AtomOp, BarOp, BarRedOp, Barrier, CmpOp, Fence, FenceSem, Instr, LoadSem,
-    LocationKind, Operand, Proxy, Reg, RmwSem, StoreSem, Test, Value,
+    Addr, AluOp, AtomOp, BarRedOp, Barrier, CmpOp, Fence, FenceSem, Instr, LoadSem, LocationKind,
+    Operand, Proxy, Reg, RmwSem, StoreSem, Test, Value,
 };
 use crate::outcome::{observables, Observable};
 use std::collections::BTreeMap;
@@ -14,8 +16,6 @@ use std::sync::atomic::Ordering;
 
 /// Registers one role may use (the interpreter keeps them in a fixed array).
 pub const MAX_REGS: usize = 32;
-/// CTA barrier instructions one role may have.
-pub const MAX_BARS: usize = 32;
 /// Words per barrier slot in an instance: state, id, count, `bar.red` vote (see [`Bar`]).
 pub const SLOT_WORDS: usize = 4;
 /// Instructions executed by one role in one instance before the instance is given up (only a
@@ -162,21 +162,6 @@ pub struct Red {
     pub pred: Src,
 }
 
-/// A barrier instruction of another role that a `sync` may meet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Candidate {
-    /// The slot it publishes into.
-    pub slot: u32,
-    /// Its key (id, count) when that is the same in every execution: a `sync` whose run-time
-    /// key differs does not wait for it.
-    pub key: Option<(Value, Option<Value>)>,
-    /// Whether the model waits for it: an immediate id and count (or none) and no quorum. A
-    /// `sync` without a quorum that meets none of a role's instructions of its key, when the
-    /// role has more of them than the `sync`'s occurrence, never completes in the model, so
-    /// the instance is skipped.
-    pub awaited: bool,
-}
-
 /// One role (test thread) ready to interpret.
 #[derive(Clone, Debug)]
 pub struct Role {
@@ -249,25 +234,7 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
         }
     }
 
-    // CTAs in order of first appearance; barriers are per CTA.
-    let mut ctas: Vec<usize> = Vec::new();
-    let cta_of: Vec<usize> = test
-        .threads
-        .iter()
-        .map(|t| {
-            match ctas
-                .iter()
-                .position(|&c| test.threads[c].place.same_cta(&t.place))
-            {
-                Some(i) => i,
-                None => {
-                    ctas.push(t.id);
-                    ctas.len() - 1
-                }
-            }
-        })
-        .collect();
-    let (mut bar_plans, cta_slots) = cta_barriers(test, &cta_of)?;
+    let (mut bar_plans, cta_slots) = cta_barriers(test, &cta_indices(test))?;
     let (mut arrive_slots, mut wait_slots, barrier_slots) = cluster_barriers(test, cta_slots);
 
     let obs = observables(original);
@@ -275,16 +242,7 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
     let mut roles = Vec::with_capacity(test.threads.len());
     for t in &test.threads {
         let map = &mut regs[t.id];
-        let mut labels = BTreeMap::new();
-        let mut n = 0u32;
-        for i in &t.body {
-            match i {
-                Instr::Label(l) => {
-                    labels.insert(l.0.clone(), n);
-                }
-                _ => n += 1,
-            }
-        }
+        let (labels, n) = labels_of(&t.body);
         let mut ops = Vec::with_capacity(n as usize);
         let mut next_bar = 0u16;
         for i in &t.body {
@@ -295,25 +253,7 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
         refuse_barriers_in_loops(&ops)?;
         let bars = std::mem::take(&mut bar_plans[t.id])
             .into_iter()
-            .map(|b| {
-                let red = match &b.red {
-                    Some((op, dst, pred)) => Some(Red {
-                        op: *op,
-                        dst: map.index(dst)?,
-                        pred: map.src(pred)?,
-                    }),
-                    None => None,
-                };
-                Ok(Bar {
-                    id: map.src(&b.id)?,
-                    count: b.count.as_ref().map(|c| map.src(c)).transpose()?,
-                    quorum: b.quorum.as_ref().map(|q| map.src(q)).transpose()?,
-                    waits: b.waits,
-                    red,
-                    slot: b.slot,
-                    partners: b.partners,
-                })
-            })
+            .map(|b| compile_bar(b, map))
             .collect::<Result<Vec<Bar>, String>>()?;
         let mut init = [0; MAX_REGS];
         for ri in test.reg_init.iter().filter(|r| r.thread == t.id) {
@@ -331,19 +271,7 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
     let mut sources = Vec::with_capacity(obs.len());
     for o in &obs {
         sources.push(match o {
-            Observable::Reg { thread, reg } => {
-                let role = roles.get_mut(*thread).ok_or_else(|| {
-                    format!("the condition names thread P{thread}, not in the test")
-                })?;
-                let r = regs[*thread].index(reg)?;
-                // Registers referenced only by the condition were never written: they keep
-                // their initial value, which `init` already holds.
-                role.observed.push(r);
-                Source::Reg {
-                    role: *thread,
-                    index: role.observed.len() - 1,
-                }
-            }
+            Observable::Reg { thread, reg } => observe(&mut roles, &mut regs, *thread, reg)?,
             Observable::Loc(name) => Source::Mem(addr_of(
                 original
                     .resolve(name)
@@ -356,6 +284,53 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
         sources,
         init_words,
         barrier_slots,
+    })
+}
+
+/// Each thread's CTA, numbered in order of first appearance (barriers are per CTA).
+fn cta_indices(test: &Test) -> Vec<usize> {
+    let mut ctas: Vec<usize> = Vec::new();
+    let mut index = |t: &crate::litmus::ast::Thread| {
+        let same = |&c: &usize| test.threads[c].place.same_cta(&t.place);
+        ctas.iter().position(same).unwrap_or_else(|| {
+            ctas.push(t.id);
+            ctas.len() - 1
+        })
+    };
+    test.threads.iter().map(&mut index).collect()
+}
+
+/// The instruction index of each label of `body`, and how many instructions it has.
+fn labels_of(body: &[Instr]) -> (BTreeMap<String, u32>, u32) {
+    let mut labels = BTreeMap::new();
+    let mut n = 0u32;
+    for i in body {
+        match i {
+            Instr::Label(l) => {
+                labels.insert(l.0.clone(), n);
+            }
+            _ => n += 1,
+        }
+    }
+    (labels, n)
+}
+
+/// The source of a register the condition reads: the role keeps it among its observed
+/// registers. Registers referenced only by the condition were never written: they keep their
+/// initial value, which the role's `init` already holds.
+fn observe(
+    roles: &mut [Role],
+    regs: &mut [RegMap],
+    thread: usize,
+    reg: &Reg,
+) -> Result<Source, String> {
+    let role = roles
+        .get_mut(thread)
+        .ok_or_else(|| format!("the condition names thread P{thread}, not in the test"))?;
+    role.observed.push(regs[thread].index(reg)?);
+    Ok(Source::Reg {
+        role: thread,
+        index: role.observed.len() - 1,
     })
 }
 
@@ -390,259 +365,26 @@ fn proxy_name(p: Proxy) -> &'static str {
     }
 }
 
-/// A CTA barrier instruction before registers are numbered: what [`Bar`] is made from.
-struct BarPlan {
-    id: Operand,
-    count: Option<Operand>,
-    quorum: Option<Operand>,
-    /// The id's value when it is the same in every execution.
-    fixed_id: Option<Value>,
-    /// The count's value when it is given and the same in every execution.
-    fixed_count: Option<Value>,
-    waits: bool,
-    red: Option<(BarRedOp, Reg, Operand)>,
-    slot: Option<u32>,
-    partners: Vec<Vec<Candidate>>,
-}
-
-impl BarPlan {
-    /// Whether the model counts it among the threads a barrier without a quorum waits for
-    /// (`model/relations/barrier_groups.rs`): immediate id and count, no quorum.
-    fn awaited(&self) -> bool {
-        matches!(self.id, Operand::Imm(_))
-            && matches!(self.count, None | Some(Operand::Imm(_)))
-            && self.quorum.is_none()
-    }
-
-    /// The key when it is the same in every execution.
-    fn fixed_key(&self) -> Option<(Value, Option<Value>)> {
-        match (self.fixed_id, &self.count, self.fixed_count) {
-            (Some(id), None, _) => Some((id, None)),
-            (Some(id), Some(_), Some(c)) => Some((id, Some(c))),
-            _ => None,
-        }
-    }
-}
-
-/// An operand's value when it is the same in every execution, else `None`.
-fn fixed_value(test: &Test, thread: usize, written: &[&Reg], o: &Operand) -> Option<Value> {
-    match o {
-        Operand::Imm(v) => Some(*v),
-        Operand::Reg(r) if !written.contains(&r) => Some(
-            test.reg_init
-                .iter()
-                .rev()
-                .find(|ri| ri.thread == thread && &ri.reg == r)
-                .map_or(0, |ri| ri.value),
-        ),
-        Operand::Reg(_) => None,
-    }
-}
-
-/// Whether two operand values, each fixed or not (`None`), may be equal.
-fn may_equal(a: Option<Value>, b: Option<Value>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => a == b,
-        _ => true,
-    }
-}
-
-/// Per thread, its CTA barrier instructions in program order, with the slots they publish
-/// into and, for each `sync`, the instructions of other roles of its CTA that may take its key
-/// (`cta_of` numbers CTAs); the number of slots.
-fn cta_barriers(test: &Test, cta_of: &[usize]) -> Result<(Vec<Vec<BarPlan>>, usize), String> {
-    let mut plans: Vec<Vec<BarPlan>> = Vec::new();
-    for t in &test.threads {
-        let written: Vec<&Reg> = t.body.iter().filter_map(Instr::written).collect();
-        let mut plan = Vec::new();
-        for i in &t.body {
-            let Instr::Barrier(Barrier::Cta {
-                op,
-                id,
-                count,
-                quorum,
-            }) = i
-            else {
-                continue;
-            };
-            let (waits, red) = match op {
-                BarOp::Sync => (true, None),
-                BarOp::Arrive => (false, None),
-                BarOp::Red { op, dst, pred } => (true, Some((*op, dst.clone(), pred.clone()))),
-            };
-            if plan.len() == MAX_BARS {
-                return Err(format!(
-                    "more than {MAX_BARS} barrier instructions in one thread"
-                ));
-            }
-            plan.push(BarPlan {
-                id: id.clone(),
-                count: count.clone(),
-                quorum: quorum.clone(),
-                fixed_id: fixed_value(test, t.id, &written, id),
-                fixed_count: count
-                    .as_ref()
-                    .and_then(|c| fixed_value(test, t.id, &written, c)),
-                waits,
-                red,
-                slot: None,
-                partners: Vec::new(),
-            });
-        }
-        plans.push(plan);
-    }
-    // Which (thread, barrier) pairs may synchronise: the model relates two barrier events of
-    // different threads of one CTA with equal id, count and occurrence. Occurrences are not
-    // compared here: they are known only at run time.
-    let mut groups = Vec::new();
-    let mut needed: Vec<Vec<bool>> = plans.iter().map(|p| vec![false; p.len()]).collect();
-    for (t, plan) in plans.iter().enumerate() {
-        let mut per_bar = Vec::new();
-        for b in plan {
-            let mut per_thread = Vec::new();
-            if b.waits {
-                for (u, other) in plans.iter().enumerate() {
-                    if u == t || cta_of[u] != cta_of[t] {
-                        continue;
-                    }
-                    let may: Vec<(usize, usize)> = other
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, o)| {
-                            o.count.is_some() == b.count.is_some()
-                                && may_equal(b.fixed_id, o.fixed_id)
-                                && may_equal(b.fixed_count, o.fixed_count)
-                        })
-                        .map(|(j, _)| (u, j))
-                        .collect();
-                    if !may.is_empty() {
-                        per_thread.push(may);
-                    }
-                }
-            }
-            refuse_unreachable_quorum(test, t, b, per_thread.len() + 1)?;
-            for &(u, j) in per_thread.iter().flatten() {
-                needed[u][j] = true;
-            }
-            per_bar.push(per_thread);
-        }
-        groups.push(per_bar);
-    }
-    let mut slots = 0u32;
-    for (t, plan) in plans.iter_mut().enumerate() {
-        for (j, b) in plan.iter_mut().enumerate() {
-            if needed[t][j] {
-                b.slot = Some(slots);
-                slots += 1;
-            }
-        }
-    }
-    for (t, per_bar) in groups.into_iter().enumerate() {
-        for (i, per_thread) in per_bar.into_iter().enumerate() {
-            let partners = per_thread
-                .into_iter()
-                .map(|g| {
-                    g.into_iter()
-                        .map(|(u, j)| Candidate {
-                            slot: plans[u][j].slot.expect("a partner has a slot"),
-                            key: plans[u][j].fixed_key(),
-                            awaited: plans[u][j].awaited(),
-                        })
-                        .collect()
-                })
-                .collect();
-            plans[t][i].partners = partners;
-        }
-    }
-    Ok((plans, slots as usize))
-}
-
-/// Refuses a `sync` of thread `t` whose quorum is larger than the threads of its CTA that
-/// may reach a barrier of its key (`arrive`, itself included): every execution would wait
-/// there for ever (the model's hang), so there is nothing to run.
-fn refuse_unreachable_quorum(
-    test: &Test,
-    t: usize,
-    b: &BarPlan,
-    arrive: usize,
-) -> Result<(), String> {
-    let written: Vec<&Reg> = test.threads[t]
-        .body
-        .iter()
-        .filter_map(Instr::written)
-        .collect();
-    let q = b
-        .quorum
-        .as_ref()
-        .and_then(|q| fixed_value(test, t, &written, q));
-    match q {
-        Some(q) if b.waits && q > arrive as Value => Err(format!(
-            "no execution completes: barrier {} of P{t} needs {q} threads, at most {arrive} arrive",
-            b.fixed_id.map_or_else(|| "?".into(), |v| v.to_string())
-        )),
-        _ => Ok(()),
-    }
-}
-
-/// Cluster-barrier slots, numbered from `first`: per thread, the slot of each of its arrivals
-/// that another thread of its cluster may wait for, and per wait the slots it waits for; the
-/// total number of slots (`first` included).
-///
-/// The model relates a thread's `k`-th non-relaxed arrive to the `k`-th wait of every other
-/// thread of its cluster. With no cluster barrier inside a loop (refused), the `k`-th arrival
-/// at run time is among the thread's arrive instructions, so it has at most as many arrivals
-/// as arrive instructions, and a wait whose partner has fewer never waits for it.
-fn cluster_barriers(test: &Test, first: usize) -> (Vec<Vec<u32>>, Vec<WaitSlots>, usize) {
-    let count = |t: &crate::litmus::ast::Thread, wait: bool| {
-        t.body
-            .iter()
-            .filter(|i| match i {
-                Instr::Barrier(Barrier::ClusterWait) => wait,
-                Instr::Barrier(Barrier::ClusterArrive { .. }) => !wait,
-                _ => false,
-            })
-            .count()
+/// The barrier `b` as the interpreter runs it, its operands resolved in `map`.
+fn compile_bar(b: BarPlan, map: &mut RegMap) -> Result<Bar, String> {
+    let red = match &b.red {
+        Some((op, dst, pred)) => Some(Red {
+            op: *op,
+            dst: map.index(dst)?,
+            pred: map.src(pred)?,
+        }),
+        None => None,
     };
-    let arrives: Vec<usize> = test.threads.iter().map(|t| count(t, false)).collect();
-    let waits: Vec<usize> = test.threads.iter().map(|t| count(t, true)).collect();
-    let others = |t: usize| {
-        test.threads
-            .iter()
-            .filter(move |u| u.id != t && u.place.same_cluster(&test.threads[t].place))
-            .map(|u| u.id)
-    };
-    let mut next = first as u32;
-    let arrive_slots: Vec<Vec<u32>> = test
-        .threads
-        .iter()
-        .map(|t| {
-            let waited = others(t.id).map(|u| waits[u]).max().unwrap_or(0);
-            (0..arrives[t.id].min(waited))
-                .map(|_| {
-                    next += 1;
-                    next - 1
-                })
-                .collect()
-        })
-        .collect();
-    let wait_slots = test
-        .threads
-        .iter()
-        .map(|t| {
-            (0..waits[t.id])
-                .map(|k| {
-                    others(t.id)
-                        .filter_map(|u| arrive_slots[u].get(k).copied())
-                        .collect()
-                })
-                .collect()
-        })
-        .collect();
-    (arrive_slots, wait_slots, next as usize)
+    Ok(Bar {
+        id: map.src(&b.id)?,
+        count: b.count.as_ref().map(|c| map.src(c)).transpose()?,
+        quorum: b.quorum.as_ref().map(|q| map.src(q)).transpose()?,
+        waits: b.waits,
+        red,
+        slot: b.slot,
+        partners: b.partners,
+    })
 }
-
-/// Per cluster wait of a thread, the slots it waits for.
-type WaitSlots = Vec<Vec<u32>>;
 
 #[derive(Default)]
 struct RegMap {
