@@ -437,6 +437,8 @@ fn fence_ordering(f: &Fence) -> Result<Ordering, String> {
     })
 }
 
+/// One instruction as the interpreter runs it (`None` for a label); `next_bar` counts the CTA
+/// barrier instructions so far, in the order `cta_barriers` planned them.
 fn compile_instr(
     i: &Instr,
     regs: &mut RegMap,
@@ -444,6 +446,49 @@ fn compile_instr(
     labels: &BTreeMap<String, u32>,
     next_bar: &mut u16,
 ) -> Result<Option<Op>, String> {
+    Ok(Some(match i {
+        Instr::Label(_) => return Ok(None),
+        Instr::Load { .. } | Instr::Store { .. } => compile_load_store(i, regs, addr_of)?,
+        Instr::Atom { .. } | Instr::Red { .. } => compile_rmw(i, regs, addr_of)?,
+        Instr::Fence(f) => Op::Fence(fence_ordering(f)?),
+        Instr::Barrier(Barrier::ClusterArrive { relaxed }) => {
+            Op::Bar(BarStep::ClusterArrive { release: !relaxed })
+        }
+        Instr::Barrier(Barrier::ClusterWait) => Op::Bar(BarStep::ClusterWait),
+        Instr::Barrier(Barrier::Cta { .. }) => {
+            // `cta_barriers` has checked the barrier and planned it as this index.
+            *next_bar += 1;
+            Op::Bar(BarStep::Cta(*next_bar - 1))
+        }
+        Instr::Mov { dst, src } => Op::Mov {
+            dst: regs.index(dst)?,
+            src: regs.src(src)?,
+        },
+        Instr::Alu { op, dst, a, b } => Op::Alu {
+            op: *op,
+            dst: regs.index(dst)?,
+            a: regs.src(a)?,
+            b: regs.src(b)?,
+        },
+        Instr::Branch { cond, target } => Op::Branch {
+            cond: match cond {
+                None => None,
+                Some(c) => Some((c.op, regs.src(&c.a)?, regs.src(&c.b)?)),
+            },
+            target: *labels
+                .get(&target.0)
+                .ok_or_else(|| format!("branch to missing label `{}`", target.0))?,
+        },
+    }))
+}
+
+/// A load or a store as a Rust atomic access of its ordering; one through a proxy other than
+/// the generic one is refused.
+fn compile_load_store(
+    i: &Instr,
+    regs: &mut RegMap,
+    addr_of: &dyn Fn(&str) -> Result<u32, String>,
+) -> Result<Op, String> {
     let generic = |p: Proxy, what: &str| {
         if p == Proxy::Generic {
             Ok(())
@@ -454,8 +499,7 @@ fn compile_instr(
             ))
         }
     };
-    Ok(Some(match i {
-        Instr::Label(_) => return Ok(None),
+    Ok(match i {
         Instr::Load {
             sem,
             proxy,
@@ -494,6 +538,17 @@ fn compile_instr(
                 ord,
             }
         }
+        other => unreachable!("not a load or a store: {other:?}"),
+    })
+}
+
+/// An `atom` (its old value into `dst`) or a `red` (none) as a Rust read-modify-write.
+fn compile_rmw(
+    i: &Instr,
+    regs: &mut RegMap,
+    addr_of: &dyn Fn(&str) -> Result<u32, String>,
+) -> Result<Op, String> {
+    let (op, sem, dst, addr, src, b) = match i {
         Instr::Atom {
             sem,
             op,
@@ -508,15 +563,7 @@ fn compile_instr(
                 (AtomOp::Cas, None) => return Err("atom.cas without a value to store".into()),
                 _ => Src::Imm(0),
             };
-            Op::Rmw {
-                op: *op,
-                dst: Some(regs.index(dst)?),
-                addr: addr_of(&addr.loc)?,
-                dep: regs.dep(addr)?,
-                a: regs.src(src)?,
-                b,
-                ord: rmw_ordering(*sem),
-            }
+            (op, sem, Some(regs.index(dst)?), addr, src, b)
         }
         Instr::Red {
             sem, op, addr, src, ..
@@ -524,46 +571,19 @@ fn compile_instr(
             if *op == AtomOp::Cas {
                 return Err("red.cas is not a PTX reduction".into());
             }
-            Op::Rmw {
-                op: *op,
-                dst: None,
-                addr: addr_of(&addr.loc)?,
-                dep: regs.dep(addr)?,
-                a: regs.src(src)?,
-                b: Src::Imm(0),
-                ord: rmw_ordering(*sem),
-            }
+            (op, sem, None, addr, src, Src::Imm(0))
         }
-        Instr::Fence(f) => Op::Fence(fence_ordering(f)?),
-        Instr::Barrier(Barrier::ClusterArrive { relaxed }) => {
-            Op::Bar(BarStep::ClusterArrive { release: !relaxed })
-        }
-        Instr::Barrier(Barrier::ClusterWait) => Op::Bar(BarStep::ClusterWait),
-        Instr::Barrier(Barrier::Cta { .. }) => {
-            // `cta_barriers` has checked the barrier and planned it as this index.
-            *next_bar += 1;
-            Op::Bar(BarStep::Cta(*next_bar - 1))
-        }
-        Instr::Mov { dst, src } => Op::Mov {
-            dst: regs.index(dst)?,
-            src: regs.src(src)?,
-        },
-        Instr::Alu { op, dst, a, b } => Op::Alu {
-            op: *op,
-            dst: regs.index(dst)?,
-            a: regs.src(a)?,
-            b: regs.src(b)?,
-        },
-        Instr::Branch { cond, target } => Op::Branch {
-            cond: match cond {
-                None => None,
-                Some(c) => Some((c.op, regs.src(&c.a)?, regs.src(&c.b)?)),
-            },
-            target: *labels
-                .get(&target.0)
-                .ok_or_else(|| format!("branch to missing label `{}`", target.0))?,
-        },
-    }))
+        other => unreachable!("not a read-modify-write: {other:?}"),
+    };
+    Ok(Op::Rmw {
+        op: *op,
+        dst,
+        addr: addr_of(&addr.loc)?,
+        dep: regs.dep(addr)?,
+        a: regs.src(src)?,
+        b,
+        ord: rmw_ordering(*sem),
+    })
 }
 
 /// Refuses a barrier inside a loop: the run-time protocol gives each barrier instruction (each
