@@ -46,28 +46,7 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
     let budget = budget_seconds(&args.budget)?;
     let all = standing(&args.common)?;
     let pace = pace(&args.common).map(|p| p.factor);
-    for name in &args.only {
-        if !all.iter().any(|(s, _)| &s.name == name) {
-            return Err(format!(
-                "--only {name}: no such step in {}",
-                args.common.manifest.display()
-            )
-            .into());
-        }
-    }
-    // Each step to run, with the folders of its incomplete tries (a done step run again
-    // with --only starts afresh).
-    let todo: Vec<(&Step, &[PathBuf])> = all
-        .iter()
-        .filter(|(s, st)| match args.only.is_empty() {
-            true => matches!(st, Standing::Todo(_)),
-            false => args.only.contains(&s.name),
-        })
-        .map(|(s, st)| match st {
-            Standing::Todo(tries) => (s, tries.as_slice()),
-            Standing::Done(_) => (s, &[][..]),
-        })
-        .collect();
+    let todo = todo(args, &all)?;
     let steps: Vec<&Step> = todo.iter().map(|(s, _)| *s).collect();
     prepare_out(&args.out)?;
     let exe = std::env::current_exe()?;
@@ -79,62 +58,14 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
             return Err(why.into());
         }
     };
-    let now = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let stamp: String = results::time::rfc3339(now)
-        .chars()
-        .filter(|c| c.is_ascii_alphanumeric())
-        .collect();
-    let work = match &args.work {
-        Some(w) => w.clone(),
-        None => std::env::temp_dir().join(format!(
-            "ptx-litmus-campaign-{}-{stamp}",
-            std::process::id()
-        )),
-    };
-    let ctx = Ctx {
-        exe,
-        backend: args.common.backend.as_str().to_string(),
-        machine,
-        work,
-        out: args.out.clone(),
-        stamp,
-    };
+    let ctx = Ctx::new(args, exe, machine);
     interrupt::install();
-    let mut lines = Vec::new();
-    let mut failed = false;
-    // Steps started in this window (a failed one writes no archive but took time).
-    let mut begun = 0;
-    for (k, &(step, tries)) in todo.iter().enumerate() {
-        let left = budget - started.elapsed().as_secs_f64() - RESERVE_S;
-        let room = limits::room(&ctx.out);
-        let packed = limits::count(&ctx.out);
-        if let Some(why) = stop_before(packed, interrupt::requested(), room) {
-            lines.push(format!("not run: {} ({why})", names(&steps[k..])));
-            break;
-        }
-        let resume = campaign_resume::find(step, tries, &ctx.machine, &ctx.backend);
-        let share = campaign_resume::share_left(&resume);
-        let need = window::need(step, pace, share);
-        let whole = budget - RESERVE_S;
-        if !window::starts(Item::of(step, need), left, whole, begun == 0) {
-            // A later, shorter step may still fit: the window is not left idle.
-            lines.push(format!(
-                "not run: {} ({})",
-                step.name,
-                late(step, need, left)
-            ));
-            continue;
-        }
-        let deadline = Instant::now() + Duration::from_secs_f64(left.min(2.0 * need + 30.0));
-        let t0 = Instant::now();
-        let outcome = run_step(&ctx, step, resume, deadline);
-        let line = finish_step(&ctx, step, outcome, t0)?;
-        failed |= !line.1;
-        lines.push(line.0);
-        begun += 1;
-    }
+    let time = Window {
+        started,
+        budget,
+        pace,
+    };
+    let (lines, failed) = time.run(&ctx, &todo, &steps)?;
     let summary = write_summary(&ctx, &lines, started, budget);
     if args.work.is_none() {
         // The archives hold everything; a scratch folder of our own is not left behind.
@@ -142,6 +73,113 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
     }
     summary?;
     Ok(if failed { Exit::Error } else { Exit::Success })
+}
+
+/// Each step to run, with the folders of its incomplete tries: the steps not done, or those
+/// `--only` names (a done step run again starts afresh).
+fn todo<'a>(
+    args: &CampaignRunArgs,
+    all: &'a [(Step, Standing)],
+) -> Result<Vec<(&'a Step, &'a [PathBuf])>, AppError> {
+    for name in &args.only {
+        if !all.iter().any(|(s, _)| &s.name == name) {
+            return Err(format!(
+                "--only {name}: no such step in {}",
+                args.common.manifest.display()
+            )
+            .into());
+        }
+    }
+    Ok(all
+        .iter()
+        .filter(|(s, st)| match args.only.is_empty() {
+            true => matches!(st, Standing::Todo(_)),
+            false => args.only.contains(&s.name),
+        })
+        .map(|(s, st)| match st {
+            Standing::Todo(tries) => (s, tries.as_slice()),
+            Standing::Done(_) => (s, &[][..]),
+        })
+        .collect())
+}
+
+impl Ctx {
+    /// The run's context: its time stamp, and its scratch folder (`--work`, else a fresh one
+    /// under the temp dir).
+    fn new(args: &CampaignRunArgs, exe: PathBuf, machine: String) -> Ctx {
+        let now = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        let stamp: String = results::time::rfc3339(now)
+            .chars()
+            .filter(|c| c.is_ascii_alphanumeric())
+            .collect();
+        let work = match &args.work {
+            Some(w) => w.clone(),
+            None => std::env::temp_dir().join(format!(
+                "ptx-litmus-campaign-{}-{stamp}",
+                std::process::id()
+            )),
+        };
+        Ctx {
+            exe,
+            backend: args.common.backend.as_str().to_string(),
+            machine,
+            work,
+            out: args.out.clone(),
+            stamp,
+        }
+    }
+}
+
+/// The time a run has: its start, its budget in seconds, the pace of earlier windows.
+struct Window {
+    started: Instant,
+    budget: f64,
+    pace: Option<f64>,
+}
+
+impl Window {
+    /// Runs the steps of `todo` that fit, in order: a step that does not fit what is left is
+    /// passed over for a later, shorter one. The summary's lines, and whether a step failed.
+    fn run(
+        &self,
+        ctx: &Ctx,
+        todo: &[(&Step, &[PathBuf])],
+        steps: &[&Step],
+    ) -> Result<(Vec<String>, bool), AppError> {
+        let mut lines = Vec::new();
+        let mut failed = false;
+        // Steps started in this window (a failed one writes no archive but took time).
+        let mut begun = 0;
+        for (k, &(step, tries)) in todo.iter().enumerate() {
+            let left = self.budget - self.started.elapsed().as_secs_f64() - RESERVE_S;
+            let room = limits::room(&ctx.out);
+            let packed = limits::count(&ctx.out);
+            if let Some(why) = stop_before(packed, interrupt::requested(), room) {
+                lines.push(format!("not run: {} ({why})", names(&steps[k..])));
+                break;
+            }
+            let resume = campaign_resume::find(step, tries, &ctx.machine, &ctx.backend);
+            let share = campaign_resume::share_left(&resume);
+            let need = window::need(step, self.pace, share);
+            let whole = self.budget - RESERVE_S;
+            if !window::starts(Item::of(step, need), left, whole, begun == 0) {
+                // A later, shorter step may still fit: the window is not left idle.
+                let why = late(step, need, left);
+                lines.push(format!("not run: {} ({why})", step.name));
+                continue;
+            }
+            let deadline = Instant::now() + Duration::from_secs_f64(left.min(2.0 * need + 30.0));
+            let t0 = Instant::now();
+            let outcome = run_step(ctx, step, resume, deadline);
+            let line = finish_step(ctx, step, outcome, t0)?;
+            failed |= !line.1;
+            lines.push(line.0);
+            begun += 1;
+        }
+        Ok((lines, failed))
+    }
 }
 
 /// Below this many bytes left for one more archive, no further step is started.
