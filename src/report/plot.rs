@@ -173,14 +173,7 @@ fn draw<DB: DrawingBackend>(
     let bars = bars(t);
     let n = bars.len().max(1) as i32;
     let max = bars.iter().map(|b| b.count).max().unwrap_or(0).max(1) as f64;
-    let label_w = bars
-        .iter()
-        .map(|b| b.label.chars().count())
-        .max()
-        .unwrap_or(8)
-        .clamp(8, 48) as u32
-        * 7
-        + 10;
+    let label_w = label_width(&bars);
     let title = format!(
         "{} — {} ({} instances)",
         t.name,
@@ -205,26 +198,16 @@ fn draw<DB: DrawingBackend>(
             .unwrap_or_default(),
         _ => String::new(),
     };
-    let x_fmt = |v: &f64| {
-        if *v < 1.0 {
-            String::new()
-        } else if *v < 1e4 {
-            format!("{v:.0}")
-        } else {
-            format!("{v:.0e}")
-        }
-    };
     chart
         .configure_mesh()
         .disable_y_mesh()
         .y_labels(n as usize)
         .y_label_formatter(&y_fmt)
-        .x_label_formatter(&x_fmt)
+        .x_label_formatter(&log_tick)
         .x_desc("instances (log scale)")
         .label_style((FAMILY, 12))
         .axis_desc_style((FAMILY, 12))
         .draw()?;
-    let bound = t.rates.unseen_upper_bound_95;
     for (i, b) in bars.iter().enumerate() {
         let i = row(i);
         let c = colour(b.class);
@@ -243,37 +226,55 @@ fn draw<DB: DrawingBackend>(
                 (b.count as f64 * 1.15, SegmentValue::CenterOf(i)),
                 (FAMILY, 11).into_font().color(&BLACK.mix(0.8)),
             )))?;
-        } else if b.class == Class::Forbidden {
-            let n = t.verdict.instances;
-            let note = match crate::verdict::unseen_upper_bound_95(n) {
-                Some(p) => format!(
-                    "0 in {}: rate < {} (95 %)",
-                    super::format::count(n),
-                    super::format::rate(Some(p))
-                ),
-                None => "no instances".to_string(),
-            };
-            chart.draw_series(std::iter::once(Text::new(
-                note,
-                (0.6, SegmentValue::CenterOf(i)),
-                (FAMILY, 11).into_font().color(&c),
-            )))?;
         } else {
-            let what = if b.unseen > 1 {
-                "none seen: each".to_string()
-            } else {
-                format!("{} allowed, not seen:", b.class.as_str())
-            };
-            let note = match bound {
-                Some(p) => format!("{what} rate < {} (95 %)", super::format::rate(Some(p))),
-                None => format!("{what} no instances"),
-            };
             chart.draw_series(std::iter::once(Text::new(
-                note,
+                unseen_note(b, t),
                 (0.6, SegmentValue::CenterOf(i)),
                 (FAMILY, 11).into_font().color(&c),
             )))?;
         }
     }
     Ok(())
+}
+
+/// Pixels for the outcome labels left of the bars: 7 per character of the longest (8 to 48).
+fn label_width(bars: &[Bar]) -> u32 {
+    let longest = bars.iter().map(|b| b.label.chars().count()).max();
+    longest.unwrap_or(8).clamp(8, 48) as u32 * 7 + 10
+}
+
+/// A tick of the log-scaled instance axis: none below 1, plain up to 10^4, then as 1e5.
+fn log_tick(v: &f64) -> String {
+    if *v < 1.0 {
+        String::new()
+    } else if *v < 1e4 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.0e}")
+    }
+}
+
+/// What stands in for the bar of an outcome never seen: for a forbidden one, how rare it must
+/// be given the instances run; for an allowed one (or a row of several), the same bound.
+fn unseen_note(b: &Bar, t: &TestRecord) -> String {
+    if b.class == Class::Forbidden {
+        let n = t.verdict.instances;
+        return match crate::verdict::unseen_upper_bound_95(n) {
+            Some(p) => format!(
+                "0 in {}: rate < {} (95 %)",
+                super::format::count(n),
+                super::format::rate(Some(p))
+            ),
+            None => "no instances".to_string(),
+        };
+    }
+    let what = if b.unseen > 1 {
+        "none seen: each".to_string()
+    } else {
+        format!("{} allowed, not seen:", b.class.as_str())
+    };
+    match t.rates.unseen_upper_bound_95 {
+        Some(p) => format!("{what} rate < {} (95 %)", super::format::rate(Some(p))),
+        None => format!("{what} no instances"),
+    }
 }
