@@ -3,7 +3,7 @@
 //! its key; the cluster barriers' arrival and wait slots. Planned once per test from the AST,
 //! before registers are numbered (`program.rs` then resolves the operands).
 
-use crate::litmus::ast::{BarOp, BarRedOp, Barrier, Instr, Operand, Reg, Test, Value};
+use crate::litmus::ast::{BarOp, BarRedOp, Barrier, Instr, Operand, Reg, Test, Thread, Value};
 
 /// CTA barrier instructions one role may have.
 pub const MAX_BARS: usize = 32;
@@ -87,73 +87,104 @@ pub(super) fn cta_barriers(
     test: &Test,
     cta_of: &[usize],
 ) -> Result<(Vec<Vec<BarPlan>>, usize), String> {
-    let mut plans: Vec<Vec<BarPlan>> = Vec::new();
+    let mut plans = Vec::with_capacity(test.threads.len());
     for t in &test.threads {
-        let written: Vec<&Reg> = t.body.iter().filter_map(Instr::written).collect();
-        let mut plan = Vec::new();
-        for i in &t.body {
-            let Instr::Barrier(Barrier::Cta {
-                op,
-                id,
-                count,
-                quorum,
-            }) = i
-            else {
-                continue;
-            };
-            let (waits, red) = match op {
-                BarOp::Sync => (true, None),
-                BarOp::Arrive => (false, None),
-                BarOp::Red { op, dst, pred } => (true, Some((*op, dst.clone(), pred.clone()))),
-            };
-            if plan.len() == MAX_BARS {
-                return Err(format!(
-                    "more than {MAX_BARS} barrier instructions in one thread"
-                ));
-            }
-            plan.push(BarPlan {
-                id: id.clone(),
-                count: count.clone(),
-                quorum: quorum.clone(),
-                fixed_id: fixed_value(test, t.id, &written, id),
-                fixed_count: count
-                    .as_ref()
-                    .and_then(|c| fixed_value(test, t.id, &written, c)),
-                waits,
-                red,
-                slot: None,
-                partners: Vec::new(),
-            });
-        }
-        plans.push(plan);
+        plans.push(thread_plan(test, t)?);
     }
-    // Which (thread, barrier) pairs may synchronise: the model relates two barrier events of
-    // different threads of one CTA with equal id, count and occurrence. Occurrences are not
-    // compared here: they are known only at run time.
+    let (groups, needed) = meetings(test, &plans, cta_of)?;
+    let slots = number_slots(&mut plans, &needed);
+    for (t, per_bar) in groups.into_iter().enumerate() {
+        for (i, per_thread) in per_bar.into_iter().enumerate() {
+            let candidate = |(u, j): (usize, usize)| {
+                let o: &BarPlan = &plans[u][j];
+                Candidate {
+                    slot: o.slot.expect("a partner has a slot"),
+                    key: o.fixed_key(),
+                    awaited: o.awaited(),
+                }
+            };
+            let partners = per_thread
+                .into_iter()
+                .map(|g| g.into_iter().map(candidate).collect())
+                .collect();
+            plans[t][i].partners = partners;
+        }
+    }
+    Ok((plans, slots as usize))
+}
+
+/// Thread `t`'s CTA barrier instructions in program order, their slots and partners not yet
+/// known.
+fn thread_plan(test: &Test, t: &Thread) -> Result<Vec<BarPlan>, String> {
+    let written: Vec<&Reg> = t.body.iter().filter_map(Instr::written).collect();
+    let mut plan = Vec::new();
+    for i in &t.body {
+        let Instr::Barrier(Barrier::Cta {
+            op,
+            id,
+            count,
+            quorum,
+        }) = i
+        else {
+            continue;
+        };
+        let (waits, red) = match op {
+            BarOp::Sync => (true, None),
+            BarOp::Arrive => (false, None),
+            BarOp::Red { op, dst, pred } => (true, Some((*op, dst.clone(), pred.clone()))),
+        };
+        if plan.len() == MAX_BARS {
+            return Err(format!(
+                "more than {MAX_BARS} barrier instructions in one thread"
+            ));
+        }
+        let fixed = |o: &Operand| fixed_value(test, t.id, &written, o);
+        plan.push(BarPlan {
+            id: id.clone(),
+            count: count.clone(),
+            quorum: quorum.clone(),
+            fixed_id: fixed(id),
+            fixed_count: count.as_ref().and_then(fixed),
+            waits,
+            red,
+            slot: None,
+            partners: Vec::new(),
+        });
+    }
+    Ok(plan)
+}
+
+/// Per thread, per barrier, per other thread of its CTA: the (thread, barrier) pairs a waiting
+/// barrier may meet; and which barriers some other one may meet (they publish into a slot).
+/// The model relates two barrier events of different threads of one CTA with equal id, count
+/// and occurrence; occurrences are not compared here: they are known only at run time.
+fn meetings(
+    test: &Test,
+    plans: &[Vec<BarPlan>],
+    cta_of: &[usize],
+) -> Result<(Meetings, Vec<Vec<bool>>), String> {
     let mut groups = Vec::new();
     let mut needed: Vec<Vec<bool>> = plans.iter().map(|p| vec![false; p.len()]).collect();
     for (t, plan) in plans.iter().enumerate() {
         let mut per_bar = Vec::new();
         for b in plan {
             let mut per_thread = Vec::new();
-            if b.waits {
-                for (u, other) in plans.iter().enumerate() {
-                    if u == t || cta_of[u] != cta_of[t] {
-                        continue;
-                    }
-                    let may: Vec<(usize, usize)> = other
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, o)| {
-                            o.count.is_some() == b.count.is_some()
-                                && may_equal(b.fixed_id, o.fixed_id)
-                                && may_equal(b.fixed_count, o.fixed_count)
-                        })
-                        .map(|(j, _)| (u, j))
-                        .collect();
-                    if !may.is_empty() {
-                        per_thread.push(may);
-                    }
+            for (u, other) in plans.iter().enumerate() {
+                if !b.waits || u == t || cta_of[u] != cta_of[t] {
+                    continue;
+                }
+                let may: Vec<(usize, usize)> = other
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, o)| {
+                        o.count.is_some() == b.count.is_some()
+                            && may_equal(b.fixed_id, o.fixed_id)
+                            && may_equal(b.fixed_count, o.fixed_count)
+                    })
+                    .map(|(j, _)| (u, j))
+                    .collect();
+                if !may.is_empty() {
+                    per_thread.push(may);
                 }
             }
             refuse_unreachable_quorum(test, t, b, per_thread.len() + 1)?;
@@ -164,6 +195,15 @@ pub(super) fn cta_barriers(
         }
         groups.push(per_bar);
     }
+    Ok((groups, needed))
+}
+
+/// Per thread, per barrier, per other thread: the (thread, barrier) pairs it may meet.
+type Meetings = Vec<Vec<Vec<Vec<(usize, usize)>>>>;
+
+/// Gives each barrier that another may meet its slot, in thread then program order; the
+/// number of slots.
+fn number_slots(plans: &mut [Vec<BarPlan>], needed: &[Vec<bool>]) -> u32 {
     let mut slots = 0u32;
     for (t, plan) in plans.iter_mut().enumerate() {
         for (j, b) in plan.iter_mut().enumerate() {
@@ -173,24 +213,7 @@ pub(super) fn cta_barriers(
             }
         }
     }
-    for (t, per_bar) in groups.into_iter().enumerate() {
-        for (i, per_thread) in per_bar.into_iter().enumerate() {
-            let partners = per_thread
-                .into_iter()
-                .map(|g| {
-                    g.into_iter()
-                        .map(|(u, j)| Candidate {
-                            slot: plans[u][j].slot.expect("a partner has a slot"),
-                            key: plans[u][j].fixed_key(),
-                            awaited: plans[u][j].awaited(),
-                        })
-                        .collect()
-                })
-                .collect();
-            plans[t][i].partners = partners;
-        }
-    }
-    Ok((plans, slots as usize))
+    slots
 }
 
 /// Refuses a `sync` of thread `t` whose quorum is larger than the threads of its CTA that
