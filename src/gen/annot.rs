@@ -3,7 +3,8 @@
 //! serves every scope of a family.
 
 use super::GenError;
-use crate::litmus::ast::{Placement, ProxyFenceKind, Scope};
+pub use crate::litmus::ast::FenceSem;
+use crate::litmus::ast::{Placement, ProxyFenceKind, Scope, Spelled};
 
 /// Whether an event reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -120,19 +121,6 @@ pub enum FenceKind {
     Proxy(ProxyFenceKind),
 }
 
-/// The semantics of a `fence`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FenceSem {
-    /// `sc`.
-    Sc,
-    /// `acq_rel`.
-    AcqRel,
-    /// `acquire`.
-    Acquire,
-    /// `release`.
-    Release,
-}
-
 /// One event's annotation: an optional fence right before it (how C++ `seq_cst` accesses
 /// lower: `fence.sc` then the access), its semantics and its scope.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -188,12 +176,9 @@ impl FenceKind {
             };
             return Ok(FenceKind::Membar(level));
         }
-        let sem = match head {
-            "sc" => FenceSem::Sc,
-            "acq_rel" => FenceSem::AcqRel,
-            "acquire" => FenceSem::Acquire,
-            "release" => FenceSem::Release,
-            _ => {
+        let sem = match FenceSem::spelled(head) {
+            Some(sem) => sem,
+            None => {
                 return Err(GenError::msg(format!(
                     "fence `{s}`: expected sc, acq_rel, acquire, release, membar or proxy"
                 )))
@@ -252,18 +237,6 @@ fn membar_word(level: Scope) -> &'static str {
         Scope::Cta => "cta",
         Scope::Sys => "sys",
         _ => "gl",
-    }
-}
-
-impl FenceSem {
-    /// The PTX spelling.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FenceSem::Sc => "sc",
-            FenceSem::AcqRel => "acq_rel",
-            FenceSem::Acquire => "acquire",
-            FenceSem::Release => "release",
-        }
     }
 }
 

@@ -585,6 +585,40 @@ impl Scope {
     }
 }
 
+/// What is spelled one way in PTX: the instruction parts without their dot.
+pub trait Spelled: Copy + 'static {
+    /// Every value, in declaration order.
+    const ALL: &'static [Self];
+
+    /// The PTX spelling without the dot.
+    fn as_str(self) -> &'static str;
+
+    /// The value spelled `word`, if any.
+    fn spelled(word: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|v| v.as_str() == word)
+    }
+}
+
+/// Implements [`Spelled`] for an enum from its variants and their spellings.
+macro_rules! spelled {
+    ($t:ident: $($v:ident => $s:literal),+ $(,)?) => {
+        impl Spelled for $t {
+            const ALL: &'static [$t] = &[$($t::$v),+];
+
+            fn as_str(self) -> &'static str {
+                match self {
+                    $($t::$v => $s,)+
+                }
+            }
+        }
+    };
+}
+
+spelled!(FenceSem: Sc => "sc", AcqRel => "acq_rel", Acquire => "acquire", Release => "release");
+spelled!(MembarLevel: Cta => "cta", Gl => "gl", Sys => "sys");
+spelled!(BarRedOp: Popc => "popc", And => "and", Or => "or");
+spelled!(AluOp: Add => "add", Sub => "sub", Mul => "mul", And => "and", Or => "or", Xor => "xor");
+
 impl ProxyFenceKind {
     /// Every proxy fence, in the ISA's order.
     pub const ALL: [ProxyFenceKind; 4] = [
@@ -780,5 +814,30 @@ impl Test {
             }
         }
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every spelling reads back as its value, and no two values of a type share one.
+    fn reads_back<T: Spelled + PartialEq + std::fmt::Debug>() {
+        for &v in T::ALL {
+            assert_eq!(T::spelled(v.as_str()), Some(v));
+        }
+        let mut words: Vec<&str> = T::ALL.iter().map(|v| v.as_str()).collect();
+        words.sort();
+        words.dedup();
+        assert_eq!(words.len(), T::ALL.len());
+        assert_eq!(T::spelled("no-such-word"), None);
+    }
+
+    #[test]
+    fn each_spelling_is_one_value_and_reads_back() {
+        reads_back::<FenceSem>();
+        reads_back::<MembarLevel>();
+        reads_back::<BarRedOp>();
+        reads_back::<AluOp>();
     }
 }

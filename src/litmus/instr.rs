@@ -166,12 +166,8 @@ impl Parser<'_> {
             "atom" | "red" => self.rmw(&base, &mut q, thread)?,
             "fence" => Instr::Fence(fence(self, &mut q)?),
             "membar" => {
-                let level = q.require(self, "a level (`.cta`, `.gl`, `.sys`)", |w| match w {
-                    "cta" => Some(MembarLevel::Cta),
-                    "gl" => Some(MembarLevel::Gl),
-                    "sys" => Some(MembarLevel::Sys),
-                    _ => None,
-                })?;
+                let what = "a level (`.cta`, `.gl`, `.sys`)";
+                let level = q.require(self, what, MembarLevel::spelled)?;
                 q.finish(self)?;
                 Instr::Fence(Fence::Membar(level))
             }
@@ -185,14 +181,7 @@ impl Parser<'_> {
                 Instr::Mov { dst, src }
             }
             "add" | "sub" | "mul" | "and" | "or" | "xor" => {
-                let op = match base.as_str() {
-                    "add" => AluOp::Add,
-                    "sub" => AluOp::Sub,
-                    "mul" => AluOp::Mul,
-                    "and" => AluOp::And,
-                    "or" => AluOp::Or,
-                    _ => AluOp::Xor,
-                };
+                let op = AluOp::spelled(&base).expect("an ALU mnemonic of the arm above");
                 if op == AluOp::Mul {
                     q.take_word("`.lo`", "lo");
                 }
@@ -392,14 +381,11 @@ impl Parser<'_> {
             _ => None,
         })?;
         let red_op = if kind == "red" {
-            Some(
-                q.require(self, "a reduction (`.popc`, `.and`, `.or`)", |w| match w {
-                    "popc" => Some(BarRedOp::Popc),
-                    "and" => Some(BarRedOp::And),
-                    "or" => Some(BarRedOp::Or),
-                    _ => None,
-                })?,
-            )
+            Some(q.require(
+                self,
+                "a reduction (`.popc`, `.and`, `.or`)",
+                BarRedOp::spelled,
+            )?)
         } else {
             None
         };
@@ -518,13 +504,7 @@ fn fence(p: &Parser<'_>, q: &mut Quals) -> Result<Fence, ParseError> {
     let sem = q
         .take(
             "fence semantics (`.sc`, `.acq_rel`, `.acquire`, `.release`)",
-            |w| match w {
-                "sc" => Some(FenceSem::Sc),
-                "acq_rel" => Some(FenceSem::AcqRel),
-                "acquire" => Some(FenceSem::Acquire),
-                "release" => Some(FenceSem::Release),
-                _ => None,
-            },
+            FenceSem::spelled,
         )
         .unwrap_or(FenceSem::AcqRel);
     let scope = q.require(p, SCOPE, scope)?;

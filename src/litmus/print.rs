@@ -199,22 +199,9 @@ pub fn instr(i: &Instr) -> String {
             operand(src)
         ),
         Instr::Fence(Fence::Memory { sem, scope }) => {
-            let s = match sem {
-                FenceSem::Sc => "sc",
-                FenceSem::AcqRel => "acq_rel",
-                FenceSem::Acquire => "acquire",
-                FenceSem::Release => "release",
-            };
-            format!("fence.{s}.{}", scope.as_str())
+            format!("fence.{}.{}", sem.as_str(), scope.as_str())
         }
-        Instr::Fence(Fence::Membar(level)) => {
-            let l = match level {
-                MembarLevel::Cta => "cta",
-                MembarLevel::Gl => "gl",
-                MembarLevel::Sys => "sys",
-            };
-            format!("membar.{l}")
-        }
+        Instr::Fence(Fence::Membar(level)) => format!("membar.{}", level.as_str()),
         Instr::Fence(Fence::Proxy(kind)) => format!("fence.proxy.{}", kind.as_str()),
         Instr::Barrier(Barrier::Cta {
             op,
@@ -230,18 +217,12 @@ pub fn instr(i: &Instr) -> String {
             match op {
                 BarOp::Sync => format!("bar.cta.sync {}{count}", operand(id)),
                 BarOp::Arrive => format!("bar.cta.arrive {}{count}", operand(id)),
-                BarOp::Red { op, dst, pred } => {
-                    let o = match op {
-                        BarRedOp::Popc => "popc",
-                        BarRedOp::And => "and",
-                        BarRedOp::Or => "or",
-                    };
-                    format!(
-                        "bar.cta.red.{o} {dst}, {}{count}, {}",
-                        operand(id),
-                        operand(pred)
-                    )
-                }
+                BarOp::Red { op, dst, pred } => format!(
+                    "bar.cta.red.{} {dst}, {}{count}, {}",
+                    op.as_str(),
+                    operand(id),
+                    operand(pred)
+                ),
             }
         }
         Instr::Barrier(Barrier::ClusterArrive { relaxed }) => {
@@ -253,15 +234,7 @@ pub fn instr(i: &Instr) -> String {
         Instr::Barrier(Barrier::ClusterWait) => "barrier.cluster.wait.acquire".to_string(),
         Instr::Mov { dst, src } => format!("mov {dst}, {}", operand(src)),
         Instr::Alu { op, dst, a, b } => {
-            let mn = match op {
-                AluOp::Add => "add",
-                AluOp::Sub => "sub",
-                AluOp::Mul => "mul",
-                AluOp::And => "and",
-                AluOp::Or => "or",
-                AluOp::Xor => "xor",
-            };
-            format!("{mn} {dst}, {}, {}", operand(a), operand(b))
+            format!("{} {dst}, {}, {}", op.as_str(), operand(a), operand(b))
         }
         Instr::Branch { cond: None, target } => format!("goto {target}"),
         Instr::Branch {
