@@ -199,6 +199,45 @@ fn the_test_grid_fills_the_simulated_h100_as_its_occupancy_allows() {
 }
 
 #[test]
+fn a_kernel_is_compiled_once_when_its_kind_already_showed_its_grid() {
+    let tests = [
+        "litmus/mp/MP+rlx.gpu+rlx.gpu.litmus",
+        "litmus/mp/MP+rel.gpu+acq.gpu.litmus",
+        "litmus/mp/MP+fence.sc.gpu+fence.sc.gpu.litmus",
+    ];
+    let grids = |ran: &Ran| -> Vec<String> {
+        let test_lines = ran
+            .log
+            .lines()
+            .filter(|l| l.starts_with("launch: litmus_test "));
+        test_lines
+            .map(|l| l.split_whitespace().nth(2).unwrap().to_string())
+            .collect()
+    };
+    let mut args = vec!["run"];
+    args.extend(tests);
+    args.extend(["--time", "0.1"]);
+    // The first test's preset kernel is loaded to size the grid, then the full-grid kernel:
+    // two compiles; the next two are generated for that grid and compiled once.
+    let Some(ran) = on_sim("once", &args, &[]) else {
+        return;
+    };
+    ran.no_violation();
+    ended_at_the_checksum(&ran, 3);
+    assert_eq!(ran.stat("modules"), 4, "{}", ran.log);
+    assert_eq!(grids(&ran), ["grid=1056"; 3]);
+    // From the third module on, kernels take 128 registers: the second test's kernel, made
+    // for 1,056 CTAs, fits only 264 and is made again; the third is made for 264 at once.
+    let env = [("PTXL_SIM_REGS", "32,32,128")];
+    let Some(ran) = on_sim("regrid", &args, &env) else {
+        return;
+    };
+    ran.no_violation();
+    assert_eq!(ran.stat("modules"), 5, "{}", ran.log);
+    assert_eq!(grids(&ran), ["grid=1056", "grid=264", "grid=264"]);
+}
+
+#[test]
 fn cluster_and_shared_memory_tests_launch_within_the_device_limits() {
     let args = [
         "run",

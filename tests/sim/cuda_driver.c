@@ -26,7 +26,8 @@
  *                            and at exit a "stats:" line of launch counts
  *   PTXL_SIM_GPU=h200        an H200 (default an H100 SXM)
  *   PTXL_SIM_KERNEL_US=N     microseconds each kernel keeps its stream busy
- *   PTXL_SIM_REGS=N          registers per thread of every kernel (default 32)
+ *   PTXL_SIM_REGS=N[,M...]   registers per thread of the kernels of the first module loaded,
+ *                            of the second, ...; the last for the rest (default 32)
  *   PTXL_SIM_HANG_AFTER=N    the kernels after the Nth launch never finish
  *   PTXL_SIM_FAULT_AFTER=N   after the Nth launch every call fails with
  *                            CUDA_ERROR_ILLEGAL_ADDRESS, as after a sticky device fault
@@ -709,7 +710,21 @@ typedef struct Module {
     char *text; /* the PTX, or the ELF image of an offline cubin */
     size_t bytes;
     int elf, live;
+    int regs; /* registers per thread of its kernels */
 } Module;
+
+/* The registers of the kernels of the `k`th module loaded (PTXL_SIM_REGS). */
+static int registers_of_module(unsigned long long k) {
+    const char *v = getenv("PTXL_SIM_REGS");
+    long regs = 32;
+    for (unsigned long long i = 0; v && *v; i++) {
+        char *end;
+        regs = strtol(v, &end, 10);
+        if (i == k || *end != ',') break;
+        v = end + 1;
+    }
+    return (int)regs;
+}
 
 /* Writes the JIT's outputs over the option values as the driver does: the info log, the
  * bytes it filled, the wall time as a float in the slot's low bytes. */
@@ -804,6 +819,7 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *k
     }
     jit_outputs(n, kinds, values, "");
     m->live = 1;
+    m->regs = registers_of_module(modules_loaded);
     modules_loaded++;
     *module = m;
     return OK;
@@ -905,7 +921,7 @@ CUresult cuFuncGetAttribute(int *v, int a, void *fn) {
     case 0: *v = f->reqntid[0] ? (int)(f->reqntid[0] * f->reqntid[1] * f->reqntid[2]) : 1024;
         break;
     case 1: *v = f->shared_bytes; break;
-    case 4: *v = (int)env_long("PTXL_SIM_REGS", 32); break;
+    case 4: *v = f->module->regs; break;
     case 11: case 12: case 13: *v = (int)f->cluster[a - 11]; break;
     default: *v = 0;
     }
@@ -933,7 +949,7 @@ typedef struct LaunchConfig {
 /* CTAs of `f` that fit on one SM with `block` threads and `dynamic` bytes of shared memory. */
 static int ctas_per_sm(const Function *f, unsigned block, size_t dynamic) {
     int warps = (int)(block + 31) / 32;
-    int regs = (int)env_long("PTXL_SIM_REGS", 32);
+    int regs = f->module->regs;
     int per_warp = (regs * 32 + 255) / 256 * 256;
     int n = CTAS_PER_SM;
     if (THREADS_PER_SM / (warps * 32) < n) n = THREADS_PER_SM / (warps * 32);

@@ -95,7 +95,10 @@ use crate::codegen::{CodegenError, Kernel, Stress};
 use crate::harness::BackendOptions;
 use crate::harness::{Control, Counts, RunError, RunInfo, RunParams, TestRun};
 use crate::litmus::ast::Test;
+use occupancy::FullGrid;
+use runner::Compiled;
 use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 /// The device `ordinal` as the backend would use it, or a one-line reason it cannot: no driver
 /// library, a driver without a device, an unsupported driver or compute capability.
@@ -139,22 +142,48 @@ pub fn run_measured(
     }
     // A kernel whose barriers never complete would hang the GPU: refused before launch.
     crate::codegen::deadlock::check(test).map_err(|(_, why)| RunError::Unsupported(why))?;
-    let (kernel, probe_ms) = sized_kernel(test, params)?;
-    let mut ran = run_program(&program(test, &kernel), test.threads.len(), params, control)?;
-    if let Some(ms) = probe_ms {
+    let sized = sized_kernel(test, params)?;
+    let prog = program(test, &sized.kernel);
+    let threads = test.threads.len();
+    let mut ran = run_program(&prog, threads, params, control, sized.compiled)?;
+    let p = &mut ran.0.info.provenance;
+    if let Some(n) = sized.compiles {
+        p.insert("kernel.compiles".into(), n.to_string());
+    }
+    if let Some(ms) = sized.probe_ms {
         // What sizing the grid cost on top of the run's own JIT (`kernel.jit_wall_ms`).
-        let p = &mut ran.0.info.provenance;
         p.insert("kernel.probe_ms".into(), format!("{ms:.1}"));
     }
     Ok(ran)
 }
 
+/// A kernel ready to run: generated for its grid and, when the grid was sized on the device
+/// from this very kernel, already loaded.
+struct Sized {
+    kernel: Kernel,
+    compiled: Option<Compiled>,
+    /// Times the test's kernel was compiled to size the grid and run (when sized).
+    compiles: Option<u32>,
+    /// Milliseconds of a load that only sized the grid (compiling included).
+    probe_ms: Option<f64>,
+}
+
+/// What makes kernels of one preset take the same grid: the preset, the CTA shape, the
+/// cluster, the dynamic shared memory (their registers and static shared memory nearly always
+/// leave the grid as it is).
+type GridKey = (String, [u32; 3], Option<[u32; 3]>, u32);
+
+/// The full grid the last kernel of each kind filled, in this process.
+static GRIDS: Mutex<BTreeMap<GridKey, FullGrid>> = Mutex::new(BTreeMap::new());
+
 /// The kernel of `test` under `params.stress`, generated for a grid that fills the device
 /// when the backend's `grid=fill` and the preset's own grid allow it
-/// ([`occupancy::fills`]): the preset's kernel is loaded once to read its registers and
-/// shared memory, then generated again for one full wave of CTAs. With the kernel come the
-/// milliseconds that load took (compiling included), when it was made.
-fn sized_kernel(test: &Test, params: &RunParams) -> Result<(Kernel, Option<f64>), RunError> {
+/// ([`occupancy::fills`]). A kernel is loaded to read its registers and shared memory, and
+/// the grid follows from them. The first of its kind is the preset's kernel, loaded only for
+/// that, then generated again for one full wave of CTAs (two compiles); later ones are
+/// generated for the grid the last of their kind filled and loaded once, and run as loaded
+/// when their own fit gives that grid again (else they too are generated again).
+fn sized_kernel(test: &Test, params: &RunParams) -> Result<Sized, RunError> {
     let build = |stress: &Stress| {
         crate::codegen::build(test, stress).map_err(|e| match e {
             CodegenError::Unsupported { .. } => RunError::Unsupported(e.to_string()),
@@ -162,24 +191,55 @@ fn sized_kernel(test: &Test, params: &RunParams) -> Result<(Kernel, Option<f64>)
         })
     };
     let kernel = build(&params.stress)?;
+    let as_is = |kernel| Sized {
+        kernel,
+        compiled: None,
+        compiles: None,
+        probe_ms: None,
+    };
     let BackendOptions::Cuda(opts) = &params.options.backend else {
-        return Ok((kernel, None));
+        return Ok(as_is(kernel));
     };
     if !opts.fill || !occupancy::fills(&params.stress) {
-        return Ok((kernel, None));
+        return Ok(as_is(kernel));
     }
     let gpu = driver::gpu(opts.device).map_err(RunError::Failed)?;
     support::check_ptx_isa(kernel.ptx_version, gpu.info.driver_api)
         .map_err(RunError::Unsupported)?;
+    let l = &kernel.layout.test_launch;
+    let key = (
+        params.stress.name.clone(),
+        l.block,
+        l.cluster,
+        l.dynamic_shared_bytes,
+    );
+    let grids = || GRIDS.lock().unwrap_or_else(|p| p.into_inner());
+    let guess = grids().get(&key).copied();
+    let candidate = match guess {
+        Some(g) => build(&occupancy::fill_stress(&params.stress, &g))?,
+        None => kernel,
+    };
     let started = std::time::Instant::now();
-    let fit = runner::probe(gpu, &program(test, &kernel), opts)?;
-    let probe_ms = Some(started.elapsed().as_secs_f64() * 1e3);
+    let (fit, compiled) = runner::probe(gpu, &program(test, &candidate), opts)?;
+    let ms = started.elapsed().as_secs_f64() * 1e3;
+    grids().insert(key, fit.grid);
     let sized = occupancy::fill_stress(&params.stress, &fit.grid);
-    if (sized.testing_ctas, sized.max_ctas) == (params.stress.testing_ctas, params.stress.max_ctas)
-    {
-        return Ok((kernel, probe_ms));
+    let grid = |s: &Stress| (s.testing_ctas, s.max_ctas);
+    if grid(&sized) == grid(&candidate.stress) {
+        return Ok(Sized {
+            kernel: candidate,
+            compiled: Some(compiled),
+            compiles: Some(1),
+            probe_ms: None,
+        });
     }
-    Ok((build(&sized)?, probe_ms))
+    drop(compiled);
+    Ok(Sized {
+        kernel: build(&sized)?,
+        compiled: None,
+        compiles: Some(2),
+        probe_ms: Some(ms),
+    })
 }
 
 /// The runner's view of `test`'s generated `kernel`.
@@ -193,8 +253,8 @@ fn program<'a>(test: &'a Test, kernel: &'a Kernel) -> Program<'a> {
     }
 }
 
-/// Runs a generated kernel under `params` (options: see [`CudaOptions`]) and returns its
-/// histogram with provenance, plus the launch timing.
+/// Runs a generated kernel under `params` (options: see [`CudaOptions`]), loaded as
+/// `compiled` when given, and returns its histogram with provenance, plus the launch timing.
 ///
 /// The result satisfies `histogram.total() + info.skipped == info.instances`.
 pub fn run_program(
@@ -202,6 +262,7 @@ pub fn run_program(
     roles: usize,
     params: &RunParams,
     control: Control<'_>,
+    compiled: Option<Compiled>,
 ) -> Result<(TestRun, LaunchStats), RunError> {
     let BackendOptions::Cuda(opts) = &params.options.backend else {
         return Err(RunError::Failed(
@@ -212,7 +273,7 @@ pub fn run_program(
     // A kernel newer than the driver's JIT cannot run on this machine: the test is skipped with
     // the reason, as any other construct the backend cannot run.
     support::check_ptx_isa(prog.ptx_version, gpu.info.driver_api).map_err(RunError::Unsupported)?;
-    let m = runner::execute(gpu, prog, params, opts, control).map_err(|e| match e {
+    let m = runner::execute(gpu, prog, params, opts, control, compiled).map_err(|e| match e {
         // A failure that came with a sticky error: the context is broken.
         RunError::Failed(why) if !driver::usable() => RunError::DeviceError(why),
         other => other,

@@ -44,6 +44,9 @@ pub struct Program<'a> {
     pub stress: &'a Stress,
 }
 
+/// A compiled, loaded module with the facts of its compilation (`kernel.compiler`, ...).
+pub type Compiled = (Module, Vec<(String, String)>);
+
 /// What a test's run produced.
 pub struct Measured {
     /// Decoded, checked counts.
@@ -58,15 +61,17 @@ pub struct Measured {
     pub kernel: BTreeMap<String, String>,
 }
 
-/// Runs `prog` on `gpu` under `params`. Every wait for the device ends by the test's deadline
-/// (its time budget twice over plus 5 s, at least `opts.wait_s`): a test whose launches are
-/// still running then ends as [`RunError::TimedOut`].
+/// Runs `prog` on `gpu` under `params`, with its module as `compiled` loaded it when given
+/// (else compiled here). Every wait for the device ends by the test's deadline (its time
+/// budget twice over plus 5 s, at least `opts.wait_s`): a test whose launches are still
+/// running then ends as [`RunError::TimedOut`].
 pub fn execute(
     gpu: &Gpu,
     prog: &Program<'_>,
     params: &RunParams,
     opts: &CudaOptions,
     control: Control<'_>,
+    compiled: Option<Compiled>,
 ) -> Result<Measured, RunError> {
     let _owner = gpu.lock.lock().unwrap_or_else(|p| p.into_inner());
     let floor = Duration::from_secs_f64(opts.wait_s);
@@ -74,7 +79,7 @@ pub fn execute(
     let what = format!("{}'s launches", prog.name);
     gpu.bind()?;
     let layout = prog.layout;
-    let (loaded, mut kernel) = Loaded::new(gpu, prog, opts)?;
+    let (loaded, mut kernel) = Loaded::new(gpu, prog, opts, compiled)?;
     let buffers = Buffers::new(layout, gpu.info.ordinal, gpu.stream)?;
     // Dropped after `_drain` has waited for the launches, before `buffers`.
     let objects = Objects::new(layout, buffers.ptr(BufferKind::Memory), gpu.info.ordinal)?;
@@ -142,10 +147,13 @@ impl Loaded {
         gpu: &Gpu,
         prog: &Program<'_>,
         opts: &CudaOptions,
+        compiled: Option<Compiled>,
     ) -> Result<(Loaded, BTreeMap<String, String>), RunError> {
         let layout = prog.layout;
-        let (module, compiled) =
-            compiler::load(prog.ptx, prog.name, gpu.info.compute, &opts.compiler)?;
+        let (module, compiled) = match compiled {
+            Some(c) => c,
+            None => compiler::load(prog.ptx, prog.name, gpu.info.compute, &opts.compiler)?,
+        };
         let mut kernel: BTreeMap<String, String> = compiled.into_iter().collect();
         if let Some(dir) = &opts.sass_dir {
             save_artifacts(dir, prog, &module)?;
@@ -340,15 +348,21 @@ fn record_launches(
 }
 
 /// How `prog`'s test kernel sits on `gpu`: compiled and loaded as for a run, nothing launched
-/// (the run then sizes its grid from it, see [`super::occupancy::fill_stress`]).
-pub fn probe(gpu: &Gpu, prog: &Program<'_>, opts: &CudaOptions) -> Result<Fit, RunError> {
+/// (the run then sizes its grid from it, see [`super::occupancy::fill_stress`]); with the
+/// module, which [`execute`] takes when `prog` is the kernel that runs.
+pub fn probe(
+    gpu: &Gpu,
+    prog: &Program<'_>,
+    opts: &CudaOptions,
+) -> Result<(Fit, Compiled), RunError> {
     let _owner = gpu.lock.lock().unwrap_or_else(|p| p.into_inner());
     gpu.bind()?;
-    let (module, _) = compiler::load(prog.ptx, prog.name, gpu.info.compute, &opts.compiler)?;
-    let func = module.function(&prog.layout.test_launch.entry)?;
+    let compiled = compiler::load(prog.ptx, prog.name, gpu.info.compute, &opts.compiler)?;
+    let func = compiled.0.function(&prog.layout.test_launch.entry)?;
     let width = function_attribute(func, FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH)?;
     let plan = LaunchPlan::new(&prog.layout.test_launch, &gpu.info.limits, width as u32)?;
-    Ok(fit::fit(func, &plan, &gpu.info.limits, gpu.stream)?)
+    let fit = fit::fit(func, &plan, &gpu.info.limits, gpu.stream)?;
+    Ok((fit, compiled))
 }
 
 /// Makes the first launch of the test kernel. A kernel that states its cluster size is launched
