@@ -170,7 +170,8 @@ impl Window {
                 lines.push(format!("not run: {} ({why})", step.name));
                 continue;
             }
-            let deadline = Instant::now() + Duration::from_secs_f64(left.min(2.0 * need + 30.0));
+            let secs = left.min(2.0 * need + 30.0).max(0.0);
+            let deadline = Instant::now() + Duration::from_secs_f64(secs);
             let t0 = Instant::now();
             let outcome = run_step(ctx, step, resume, deadline);
             let line = finish_step(ctx, step, outcome, t0)?;

@@ -19,12 +19,20 @@ pub fn budget_seconds(s: &str) -> Result<f64, String> {
             None => (s, 1.0),
         },
     };
-    num.trim()
+    let secs = num
+        .trim()
         .parse::<f64>()
         .ok()
-        .filter(|v| v.is_finite() && *v > 0.0 && *v <= 86_400.0)
         .map(|v| v * unit)
-        .ok_or_else(|| format!("--budget {s}: expected seconds such as 540s, 9m or 540"))
+        .filter(|v| v.is_finite() && *v > 0.0 && *v <= 86_400.0)
+        .ok_or_else(|| format!("--budget {s}: expected seconds such as 540s, 9m or 540"))?;
+    if secs <= RESERVE_S {
+        return Err(format!(
+            "--budget {s}: leaves no time for a step after the {RESERVE_S:.0} s kept for \
+             packing what ran (give more than {RESERVE_S:.0} s)"
+        ));
+    }
+    Ok(secs)
 }
 
 /// The seconds `step` needs: its estimate, scaled by the `share` of its tests still to run
@@ -126,9 +134,14 @@ mod tests {
     fn budgets_read_in_seconds_or_minutes() {
         assert_eq!(budget_seconds("540s"), Ok(540.0));
         assert_eq!(budget_seconds("9m"), Ok(540.0));
-        assert_eq!(budget_seconds("12.5"), Ok(12.5));
-        for bad in ["", "0", "-1s", "xs", "inf", "100000"] {
+        assert_eq!(budget_seconds("20.5"), Ok(20.5));
+        for bad in ["", "0", "-1s", "xs", "inf", "100000", "1441m"] {
             assert!(budget_seconds(bad).is_err(), "{bad}");
+        }
+        // Nothing could run within the reserve: refused, not a window of negative time.
+        for short in ["1s", "15", "0.25m"] {
+            let e = budget_seconds(short).unwrap_err();
+            assert!(e.contains("kept for packing"), "{e}");
         }
     }
 
