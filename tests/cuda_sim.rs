@@ -313,6 +313,63 @@ fn a_sticky_device_fault_ends_the_test_as_a_device_error() {
     assert!(ran.reasons()[0].contains("CUDA_ERROR_ILLEGAL_ADDRESS"));
 }
 
+/// The rows of `preset`'s table in a `bench gpu` output: the shape and the rest of its row.
+fn bench_rows(out: &str, preset: &str) -> Vec<(String, String)> {
+    let table = out
+        .split(&format!("stress preset {preset}\n"))
+        .nth(1)
+        .unwrap_or_else(|| panic!("no {preset} table in\n{out}"));
+    let rows = table.lines().skip(1).take_while(|l| !l.trim().is_empty());
+    rows.map(|l| {
+        let (shape, rest) = l.split_once(' ').unwrap();
+        (shape.to_string(), rest.trim().to_string())
+    })
+    .collect()
+}
+
+#[test]
+fn bench_gpu_launches_every_row_of_its_dry_run_plan() {
+    let Some(ran) = on_sim("bench", &["bench", "gpu", "--time", "0.05"], &[]) else {
+        return;
+    };
+    ran.no_violation();
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert!(
+        ran.stdout.starts_with("GPU 0: Simulated H100"),
+        "{}",
+        ran.stdout
+    );
+    // The dry run with the 32 registers the simulated kernels report too.
+    let plan = bin()
+        .current_dir(root())
+        .args(["bench", "gpu", "--dry-run"])
+        .env("PTX_LITMUS_PTXAS", "/nonexistent/ptxas")
+        .output()
+        .unwrap();
+    let plan = text(&plan.stdout);
+    for preset in ["basic", "interleave", "stress"] {
+        let planned = bench_rows(&plan, preset);
+        let measured = bench_rows(&ran.stdout, preset);
+        let shapes = |rows: &[(String, String)]| -> Vec<String> {
+            rows.iter().map(|(s, _)| s.clone()).collect()
+        };
+        assert_eq!(shapes(&planned), shapes(&measured), "{preset}");
+        for ((shape, p), (_, m)) in planned.iter().zip(&measured) {
+            // The instances per launch the plan gives are those the launch path sized.
+            // Columns: ..., the grid (`1056/1056`), CTA threads, cluster, instances per launch.
+            let cols: Vec<&str> = p.split_whitespace().collect();
+            let grid = cols.iter().position(|c| c.contains('/')).unwrap();
+            let per_launch = cols[grid + 3];
+            let sized = format!("launches of {per_launch} instances");
+            let failed = format!("failed: {shape}: device counts do not add up");
+            assert!(
+                m.starts_with(&failed) && m.contains(&sized),
+                "{preset} {shape}: {m}\nplan: {p}"
+            );
+        }
+    }
+}
+
 #[test]
 fn tune_reports_each_family_it_cannot_measure_and_goes_on_with_the_next() {
     let args = [
