@@ -49,56 +49,10 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         None => cli_plan(args)?,
     };
     let backend = choose_backend(plan.backend)?;
-    if backend == Backend::Cpu && args.replay.is_none() {
-        // A tuned file's CPU options, unless -o sets the same key.
-        for (k, v) in super::stress::tuned_cpu_options(&args.stress)? {
-            plan.options.entry(k).or_insert(v);
-        }
-    }
-    // A bad -o is one error before anything runs, not a refusal per test.
-    if backend != Backend::Cuda && plan.options.contains_key("compiler") {
-        return Err(format!(
-            "--compiler: only the CUDA backend compiles PTX (this run uses the {} backend)",
-            backend.as_str()
-        )
-        .into());
-    }
-    plan.params.options =
-        Options::parse(backend, &plan.options).map_err(|e| match &args.replay {
-            Some(path) => format!("{}: option {e}", path.display()),
-            None => format!("-o: {e}"),
-        })?;
-    if let BackendOptions::Cuda(o) = &plan.params.options.backend {
-        o.compiler.resolve().map_err(|e| format!("-o: {e}"))?;
-    }
+    backend_options(args, &mut plan, backend)?;
     let limit = bounded_check::timeout(args.timeout)?;
     let (files, unreadable) = select_files(&plan, args.replay.is_some())?;
-    let now = unix_secs();
-    let run_id = args
-        .run_id
-        .clone()
-        .unwrap_or_else(|| results::time::run_id(now, plan.params.seed));
-    let mut record = RunRecord::new(
-        run_id,
-        backend.as_str(),
-        std::env::args().collect(),
-        parameters(&plan.params, backend)?,
-        results::time::rfc3339(now),
-    );
-    record.provenance = harness::provenance(backend);
-    plan.model.id.record(&mut record.provenance);
-    if backend == Backend::Cpu {
-        warn_if_loaded(&mut record);
-    }
-    record.shard = plan.shard;
-    record.test_paths = files.iter().map(|p| p.display().to_string()).collect();
-    if litmus::file_stem(&record.run_id).len() > results::MAX_STEM_BYTES {
-        return Err(format!(
-            "--run-id: longer than {} bytes; it names the result set's directory",
-            results::MAX_STEM_BYTES
-        )
-        .into());
-    }
+    let record = new_record(args, &plan, backend, &files)?;
     let dir = results::default_dir(&args.results, &record);
     // The target is checked and locked before the first test runs, so that a bad --out, an
     // existing set or a concurrent run costs nothing.
@@ -135,6 +89,70 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
         batch.lost = batch.lost.take().or_else(harness::health::lost);
     }
     batch.finish(&dir)
+}
+
+/// Parses the plan's backend options for `backend`: a tuned file's CPU options under any
+/// `-o` of the same key, and a bad option (or a compiler for the CPU) is one error before
+/// anything runs, not a refusal per test.
+fn backend_options(args: &RunArgs, plan: &mut Plan, backend: Backend) -> Result<(), AppError> {
+    if backend == Backend::Cpu && args.replay.is_none() {
+        for (k, v) in super::stress::tuned_cpu_options(&args.stress)? {
+            plan.options.entry(k).or_insert(v);
+        }
+    }
+    if backend != Backend::Cuda && plan.options.contains_key("compiler") {
+        return Err(format!(
+            "--compiler: only the CUDA backend compiles PTX (this run uses the {} backend)",
+            backend.as_str()
+        )
+        .into());
+    }
+    plan.params.options =
+        Options::parse(backend, &plan.options).map_err(|e| match &args.replay {
+            Some(path) => format!("{}: option {e}", path.display()),
+            None => format!("-o: {e}"),
+        })?;
+    if let BackendOptions::Cuda(o) = &plan.params.options.backend {
+        o.compiler.resolve().map_err(|e| format!("-o: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The run's record before any test: its id (`--run-id`, else time and seed), command,
+/// parameters, provenance, model, shard and test paths.
+fn new_record(
+    args: &RunArgs,
+    plan: &Plan,
+    backend: Backend,
+    files: &[PathBuf],
+) -> Result<RunRecord, AppError> {
+    let now = unix_secs();
+    let run_id = args
+        .run_id
+        .clone()
+        .unwrap_or_else(|| results::time::run_id(now, plan.params.seed));
+    let mut record = RunRecord::new(
+        run_id,
+        backend.as_str(),
+        std::env::args().collect(),
+        parameters(&plan.params, backend)?,
+        results::time::rfc3339(now),
+    );
+    record.provenance = harness::provenance(backend);
+    plan.model.id.record(&mut record.provenance);
+    if backend == Backend::Cpu {
+        warn_if_loaded(&mut record);
+    }
+    record.shard = plan.shard;
+    record.test_paths = files.iter().map(|p| p.display().to_string()).collect();
+    if litmus::file_stem(&record.run_id).len() > results::MAX_STEM_BYTES {
+        return Err(format!(
+            "--run-id: longer than {} bytes; it names the result set's directory",
+            results::MAX_STEM_BYTES
+        )
+        .into());
+    }
+    Ok(record)
 }
 
 /// The test files of the plan (none named: the built-in suite; a recorded `litmus/...` path
