@@ -85,7 +85,7 @@ fn a_file_and_single_settings_make_the_same_kernel() {
     let header = text(&from_file.stdout);
     assert!(
         header.contains(
-            "// stress: stress with barrier_pct=0 mem_stress_pct=25 pre_stress_pattern=ld;ld;"
+            "// stress: stress with barrier_pct=0 mem_stress_pct=25 pre_stress_pattern=ld;ld\n"
         ),
         "{}",
         header.lines().take(3).collect::<Vec<_>>().join("\n")

@@ -2,10 +2,12 @@
 //! here with `cc` and found through `LD_LIBRARY_PATH`): every driver call of a run, from
 //! `cuInit` through the JIT, the buffers, aliased views, texture and surface objects, direct
 //! launches, graph capture and replay, the bounded waits and the histogram reads, on a
-//! simulated H100 that checks the driver's contract and logs each breach. Its kernels count
-//! nothing, so every run ends at the checksum; what is asserted is that it gets there with no
-//! breach, the launch shapes the device's occupancy gives, and the timeout and fault paths of
-//! the real driver layer.
+//! simulated H100 that checks the driver's contract and logs each breach. Its kernels run no
+//! code but count as the kernel's launch ABI says a GPU would, every outcome equally often, so
+//! a run passes its checksum and stress self-test and writes records from CUDA counts. What is
+//! asserted is that runs get there with no breach, that those counts and records are the ones
+//! the simulation made, the launch shapes the device's occupancy gives, and the timeout and
+//! fault paths of the real driver layer.
 
 mod common;
 
@@ -46,6 +48,8 @@ struct Ran {
     log: String,
     /// The result set written, if any.
     set: Option<serde_json::Value>,
+    /// Its test records.
+    records: Vec<serde_json::Value>,
     took: Duration,
 }
 
@@ -128,15 +132,23 @@ fn on_sim(name: &str, args: &[&str], env: &[(&str, &str)]) -> Option<Ran> {
     let o = cmd.output().unwrap();
     let took = t0.elapsed();
     // `--out` holds one folder per machine, holding the set named by the run id.
-    let set = std::fs::read_to_string(out.join("simulated-h100-80gb-hbm3-cuda-13.0/r/run.json"))
+    let set_dir = out.join("simulated-h100-80gb-hbm3-cuda-13.0/r");
+    let set = std::fs::read_to_string(set_dir.join("run.json"))
         .ok()
         .map(|t| serde_json::from_str(&t).unwrap());
+    let records = std::fs::read_dir(set_dir.join("tests"))
+        .into_iter()
+        .flatten()
+        .map(|e| serde_json::from_str(&std::fs::read_to_string(e.unwrap().path()).unwrap()))
+        .collect::<Result<_, _>>()
+        .unwrap();
     let ran = Ran {
         code: o.status.code(),
         stdout: text(&o.stdout),
         stderr: text(&o.stderr),
         log: std::fs::read_to_string(&log).unwrap_or_default(),
         set,
+        records,
         took,
     };
     let _ = std::fs::remove_dir_all(&dir);
@@ -144,17 +156,43 @@ fn on_sim(name: &str, args: &[&str], env: &[(&str, &str)]) -> Option<Ran> {
     Some(ran)
 }
 
-/// The simulated kernels count nothing: every test that ran ends at the checksum.
-fn ended_at_the_checksum(ran: &Ran, tests: usize) {
-    let reasons = ran.reasons();
-    assert_eq!(reasons.len(), tests, "{reasons:?}");
-    for r in &reasons {
-        assert!(
-            r.contains("device counts do not add up: 0 instances examined"),
-            "{r}"
-        );
+/// A kernel fact of a test record, as a number.
+fn fact(record: &serde_json::Value, key: &str) -> u64 {
+    let v = record["notes"][key].as_str();
+    let v = v.unwrap_or_else(|| panic!("no {key} in {}", record["notes"]));
+    v.parse().unwrap_or_else(|_| panic!("{key} = {v}"))
+}
+
+/// Every one of the `tests` completed, with the counts the simulation made: the instances of
+/// every launch (each launch's, as its kernel facts say), all the simulation counted, every
+/// outcome of the test's space equally often; the exit code says whether one was forbidden.
+fn counted_as_simulated(ran: &Ran, tests: usize) {
+    assert_eq!(ran.reasons(), Vec::<String>::new());
+    assert_eq!(ran.records.len(), tests, "{}", ran.stderr);
+    let mut total = 0;
+    for r in &ran.records {
+        let instances = r["verdict"]["instances"].as_u64().unwrap();
+        let launches = fact(r, "kernel.launches");
+        assert_eq!(instances, launches * fact(r, "kernel.instances_per_launch"));
+        assert!(fact(r, "kernel.stress_ops") >= fact(r, "kernel.stress_ops_min"));
+        let counts: Vec<u64> = r["verdict"]["outcomes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o["count"].as_u64().unwrap())
+            .collect();
+        assert!(counts.len() > 1, "{}", r["verdict"]);
+        // Spread evenly over the outcome words, launch by launch.
+        let (lo, hi) = (counts.iter().min().unwrap(), counts.iter().max().unwrap());
+        assert!(hi - lo <= launches, "{counts:?}");
+        total += instances;
     }
-    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert_eq!(total, ran.stat("counted"));
+    let violation = ran
+        .records
+        .iter()
+        .any(|r| r["verdict"]["status"] == "violation");
+    assert_eq!(ran.code, Some(i32::from(violation)), "{}", ran.stderr);
 }
 
 const MP: &str = "litmus/mp/MP+rlx.gpu+rlx.gpu.litmus";
@@ -167,7 +205,7 @@ fn a_run_under_each_preset_makes_every_driver_call_of_the_launch_path_within_the
             return;
         };
         ran.no_violation();
-        ended_at_the_checksum(&ran, 1);
+        counted_as_simulated(&ran, 1);
         // The first collect launch and the first pair go directly; the rest in graph
         // replays of captured pairs.
         assert!(ran.stat("direct") >= 3, "{}", ran.log);
@@ -223,7 +261,7 @@ fn a_kernel_is_compiled_once_when_its_kind_already_showed_its_grid() {
         return;
     };
     ran.no_violation();
-    ended_at_the_checksum(&ran, 3);
+    counted_as_simulated(&ran, 3);
     assert_eq!(ran.stat("modules"), 4, "{}", ran.log);
     assert_eq!(grids(&ran), ["grid=1056"; 3]);
     // From the third module on, kernels take 128 registers: the second test's kernel, made
@@ -250,7 +288,7 @@ fn cluster_and_shared_memory_tests_launch_within_the_device_limits() {
         return;
     };
     ran.no_violation();
-    ended_at_the_checksum(&ran, 2);
+    counted_as_simulated(&ran, 2);
     let clustered = ran
         .log
         .lines()
@@ -273,7 +311,7 @@ fn aliased_views_textures_and_surfaces_are_made_as_the_driver_allows() {
     };
     ran.no_violation();
     // The texture and surface checks, and one test through two generic views of one memory.
-    ended_at_the_checksum(&ran, 3);
+    counted_as_simulated(&ran, 3);
     assert!(ran.stat("views") >= 2, "{}", ran.log);
     assert!(ran.stat("textures") >= 1, "{}", ran.log);
     assert!(ran.stat("surfaces") >= 1, "{}", ran.log);
@@ -333,7 +371,7 @@ fn bench_gpu_launches_every_row_of_its_dry_run_plan() {
         return;
     };
     ran.no_violation();
-    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
     assert!(
         ran.stdout.starts_with("GPU 0: Simulated H100"),
         "{}",
@@ -360,18 +398,20 @@ fn bench_gpu_launches_every_row_of_its_dry_run_plan() {
             let cols: Vec<&str> = p.split_whitespace().collect();
             let grid = cols.iter().position(|c| c.contains('/')).unwrap();
             let per_launch = cols[grid + 3];
-            let sized = format!("launches of {per_launch} instances");
-            let failed = format!("failed: {shape}: device counts do not add up");
-            assert!(
-                m.starts_with(&failed) && m.contains(&sized),
-                "{preset} {shape}: {m}\nplan: {p}"
-            );
+            // Measured: threads, instances per launch, launches, instances/s, weak/s, ...
+            let m: Vec<&str> = m.split_whitespace().collect();
+            assert_eq!(m[1], per_launch, "{preset} {shape}: {m:?}\nplan: {p}");
+            let rate = |i: usize| m[i].parse::<f64>().unwrap();
+            // Every outcome is counted equally often, so each shape's weak ones show.
+            assert!(rate(3) > 0.0 && rate(4) > 0.0, "{preset} {shape}: {m:?}");
+            assert!(rate(4) < rate(3), "{preset} {shape}: {m:?}");
         }
     }
 }
 
-#[test]
-fn tune_reports_each_family_it_cannot_measure_and_goes_on_with_the_next() {
+/// `tune` on the simulated GPU for `budget` seconds into a fresh folder, with `env`.
+fn tune(name: &str, budget: &str, env: &[(&str, &str)]) -> Option<(Ran, PathBuf)> {
+    let out = fresh(&format!("{name}-out"));
     let args = [
         "tune",
         "--backend",
@@ -379,23 +419,69 @@ fn tune_reports_each_family_it_cannot_measure_and_goes_on_with_the_next() {
         "--seed",
         "1",
         "--budget",
-        "20",
+        budget,
         "--out",
     ];
-    let out = fresh("tuned");
     let mut args: Vec<&str> = args.to_vec();
     args.push(out.to_str().unwrap());
-    let Some(ran) = on_sim("tune", &args, &[]) else {
+    Some((on_sim(name, &args, env)?, out))
+}
+
+const FAMILIES: [&str; 6] = ["SB", "MP", "LB", "2+2W", "WRC", "IRIW"];
+
+#[test]
+fn tune_measures_every_family_and_writes_a_tuned_file_that_run_takes() {
+    let Some((ran, out)) = tune("tuned", "6", &[]) else {
+        return;
+    };
+    ran.no_violation();
+    assert_eq!(ran.code, Some(0), "{}", ran.stderr);
+    for f in FAMILIES {
+        let search = std::fs::read_to_string(out.join(format!("{f}.search.json"))).unwrap();
+        let search: serde_json::Value = serde_json::from_str(&search).unwrap();
+        let trials = search["search"]["trials"].as_array().unwrap();
+        assert!(trials.iter().all(|t| t.get("failed").is_none()), "{f}");
+        // Those the budget reached.
+        let measured = trials
+            .iter()
+            .filter(|t| t["samples"] != serde_json::json!([]));
+        let measured: Vec<_> = measured.collect();
+        assert!(measured.len() > 1, "{f}: {trials:?}");
+        for t in measured {
+            // Measured from the device's counts: every outcome as often, weak ones included.
+            let (weak, all) = (&t["estimate"]["weak"], &t["estimate"]["instances"]);
+            assert!(
+                weak.as_u64() > Some(0) && weak.as_u64() < all.as_u64(),
+                "{f}: {t}"
+            );
+        }
+        let file = out.join(format!("{f}.stress"));
+        let tuned = std::fs::read_to_string(&file).unwrap();
+        assert!(tuned.contains("# gpu: Simulated H100 80GB HBM3"), "{tuned}");
+    }
+    // The tuned file is a preset `run` takes, and the run launches with its settings.
+    let preset = format!("tuned:{}", out.join("MP.stress").display());
+    let args = ["run", MP, "--stress", &preset, "--time", "0.1"];
+    let Some(ran) = on_sim("tuned-run", &args, &[]) else {
+        return;
+    };
+    ran.no_violation();
+    counted_as_simulated(&ran, 1);
+}
+
+#[test]
+fn tune_reports_each_family_it_cannot_measure_and_goes_on_with_the_next() {
+    let env = [("PTXL_SIM_FAULT_AFTER", "0")];
+    let Some((ran, _)) = tune("tune-fault", "20", &env) else {
         return;
     };
     ran.no_violation();
     assert_eq!(ran.code, Some(2), "{}", ran.stderr);
-    let families = ["SB", "MP", "LB", "2+2W", "WRC", "IRIW"];
-    for f in families {
-        let row = format!("{f:<8} failed: the baseline: {f}: device counts do not add up");
+    for f in FAMILIES {
+        let row = format!("{f:<8} failed: {f}: device");
         assert!(ran.stdout.contains(&row), "{row}\n{}", ran.stdout);
     }
-    let all = families.join(", ");
+    let all = FAMILIES.join(", ");
     assert!(ran
         .stderr
         .contains(&format!("no family could be tuned ({all})")));

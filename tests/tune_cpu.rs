@@ -236,7 +236,7 @@ fn a_tuned_stress_file_sets_the_kernels_incantations() {
         .unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));
     assert!(
-        text(&o.stdout).contains("// stress: stress with mem_stress_pct=25;"),
+        text(&o.stdout).contains("// stress: stress with mem_stress_pct=25\n"),
         "{}",
         text(&o.stdout)
             .lines()

@@ -246,14 +246,17 @@ fn provenance_lines(ctx: &Context<'_>, outcome: &Outcome) -> Vec<(String, String
     let best = &outcome.trials[outcome.best];
     let base = &outcome.trials[0];
     let e = |t: &crate::tune::Trial| {
+        let interval = if t.estimate.high == f64::MAX {
+            format!("no 99 % interval from {} chunk(s)", t.samples.len())
+        } else {
+            format!(
+                "99 % interval {:.3e} to {:.3e}",
+                t.estimate.low, t.estimate.high
+            )
+        };
         format!(
-            "{:.3e} (99 % interval {:.3e} to {:.3e}; {} weak in {} instances, {:.2} s)",
-            t.estimate.rate,
-            t.estimate.low,
-            t.estimate.high,
-            t.estimate.weak,
-            t.estimate.instances,
-            t.estimate.seconds
+            "{:.3e} ({interval}; {} weak in {} instances, {:.2} s)",
+            t.estimate.rate, t.estimate.weak, t.estimate.instances, t.estimate.seconds
         )
     };
     let mut v = vec![

@@ -4,10 +4,16 @@
  * It answers every driver call of the backend (src/harness/cuda/driver.rs, SYMBOLS) as an H100
  * or H200 would, from the host: device memory is host memory (the virtual-memory calls map one
  * memfd at several addresses, so aliased views really alias), the JIT hands back the PTX as its
- * "cubin", and kernels do nothing but take time: each launch keeps its stream busy for
- * PTXL_SIM_KERNEL_US microseconds (default 20), which is what stream and event queries and
- * timing events see. Because kernels write nothing, a run gets through every step of the launch
- * path and then fails its checksum: no instance was counted.
+ * "cubin", and kernels take time: each launch keeps its stream busy for PTXL_SIM_KERNEL_US
+ * microseconds (default 20), which is what stream and event queries and timing events see.
+ * Kernels run no code, but they count as the kernel's opening comment says a GPU would (the
+ * launch ABI the code generator writes there): a test launch adds the stress operations it
+ * must issue to the histogram's stress counter, and the collect launch after it counts the
+ * launch's instances, spread evenly over every outcome word (so every outcome is observed,
+ * forbidden ones included), and adds them to the checked counter. The checksum and the stress
+ * self-test then pass, and a run's records, reports and result sets are made from CUDA counts.
+ * A module loaded as an offline ELF cubin has no comment: its kernels count nothing, and its
+ * runs end at the checksum.
  *
  * What it checks is the driver's contract, as the CUDA Driver API reference states it: a
  * current context on the calling thread, live handles, launch shapes within the device's limits
@@ -224,10 +230,34 @@ CUresult cuCtxSetCurrent(void *ctx) {
 
 /* ---- streams and capture ---------------------------------------------------------------- */
 
+/* A kernel's effect on its histogram, applied when it runs (see `take_effect`). */
+typedef struct Function Function;
+typedef struct Effect {
+    Function *f;
+    CUdeviceptr hist;
+} Effect;
+
+/* Effects in launch order: those a capture recorded, or a graph replays. */
+typedef struct Effects {
+    Effect *at;
+    size_t n, cap;
+} Effects;
+
+static void push_effect(Effects *e, Effect x) {
+    if (e->n == e->cap) {
+        e->cap = e->cap ? 2 * e->cap : 16;
+        e->at = realloc(e->at, e->cap * sizeof *e->at);
+    }
+    e->at[e->n++] = x;
+}
+
+static void take_effect(Effect e);
+
 typedef struct Stream {
     double busy_until;
     int capturing, invalidated;
     unsigned long long captured;
+    Effects effects; /* of the capture under way */
 } Stream;
 
 static Stream legacy;
@@ -288,13 +318,25 @@ CUresult cuStreamBeginCapture_v2(void *s, int mode) {
     st->capturing = 1;
     st->invalidated = 0;
     st->captured = 0;
+    st->effects.n = 0;
     return OK;
 }
 
 typedef struct Graph {
     unsigned long long kernels;
     int live;
+    Effects effects;
 } Graph;
+
+/* A copy of `e` that owns its array. */
+static Effects copy_effects(const Effects *e) {
+    Effects c = {NULL, e->n, e->n};
+    if (e->n) {
+        c.at = malloc(e->n * sizeof *e->at);
+        memcpy(c.at, e->at, e->n * sizeof *e->at);
+    }
+    return c;
+}
 
 CUresult cuStreamEndCapture(void *s, void **graph) {
     Stream *st = stream_of(s);
@@ -307,6 +349,7 @@ CUresult cuStreamEndCapture(void *s, void **graph) {
     Graph *g = calloc(1, sizeof(Graph));
     g->kernels = st->captured;
     g->live = 1;
+    g->effects = copy_effects(&st->effects);
     *graph = g;
     return OK;
 }
@@ -319,6 +362,7 @@ CUresult cuGraphInstantiateWithFlags(void **exec, void *graph, unsigned long lon
     if (flags) return violation(INVALID_VALUE, "cuGraphInstantiate flags %llu", flags);
     Graph *e = calloc(1, sizeof(Graph));
     *e = *g;
+    e->effects = copy_effects(&g->effects);
     *exec = e;
     return OK;
 }
@@ -332,6 +376,7 @@ CUresult cuGraphLaunch(void *exec, void *s) {
     if (st->capturing) return violation(INVALID_VALUE, "cuGraphLaunch into a capture");
     graph_launches++;
     execute(st, e->kernels);
+    for (size_t i = 0; i < e->effects.n; i++) take_effect(e->effects.at[i]);
     return OK;
 }
 
@@ -339,6 +384,8 @@ static CUresult destroy_graph(void *graph, const char *call) {
     Graph *g = graph;
     if (!g || !g->live) return violation(INVALID_VALUE, "%s of no live graph", call);
     g->live = 0; /* kept, not freed: a later use of the handle is then seen */
+    free(g->effects.at);
+    g->effects = (Effects){0};
     return OK;
 }
 
@@ -706,12 +753,45 @@ typedef struct Link {
     void **option_values;
 } Link;
 
+/* What a module's opening comment says its kernels count (see `abi` below). */
+typedef struct Abi {
+    char test[64], collect[64], hist[64]; /* the entries, the histogram's parameter */
+    unsigned long long instances, outcomes, stress_ops;
+    int checked, stress; /* the words of those counters after the outcome words */
+} Abi;
+
 typedef struct Module {
     char *text; /* the PTX, or the ELF image of an offline cubin */
     size_t bytes;
     int elf, live;
     int regs; /* registers per thread of its kernels */
+    int counts; /* whether `abi` was read from its comment */
+    Abi abi;
+    unsigned long long ran; /* test launches since its last collect launch ran */
 } Module;
+
+/* Reads the launch ABI from the comment at the top of the PTX: the entry names and instances,
+ * the histogram's parameter, outcome words and counter order, the stress a launch issues. */
+static int abi(const char *text, Abi *a) {
+    const char *e = strstr(text, "// entries: "), *h = strstr(text, "// histogram (");
+    const char *s = strstr(text, "draws memory stress: at least ");
+    if (!e || !h || !s) return 0;
+    if (sscanf(e, "// entries: %63s runs %llu instances; %63s counts", a->test, &a->instances,
+               a->collect) != 3 ||
+        sscanf(h, "// histogram (%63[^,], u64 words): %llu outcome words, then", a->hist,
+               &a->outcomes) != 2 ||
+        sscanf(s, "draws memory stress: at least %llu", &a->stress_ops) != 1)
+        return 0;
+    const char *list = strstr(h, ", then ") + 7, *end = strchr(list, '\n');
+    a->checked = a->stress = -1;
+    for (int i = 0; list < end; i++) {
+        size_t n = strcspn(list, " \n");
+        if (n == 7 && !strncmp(list, "checked", 7)) a->checked = i;
+        if (n == 10 && !strncmp(list, "stress_ops", 10)) a->stress = i;
+        list += n + (list[n] == ' ');
+    }
+    return a->checked >= 0 && a->stress >= 0;
+}
 
 /* The registers of the kernels of the `k`th module loaded (PTXL_SIM_REGS). */
 static int registers_of_module(unsigned long long k) {
@@ -819,6 +899,7 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *k
     }
     jit_outputs(n, kinds, values, "");
     m->live = 1;
+    m->counts = !m->elf && abi(m->text, &m->abi);
     m->regs = registers_of_module(modules_loaded);
     modules_loaded++;
     *module = m;
@@ -833,13 +914,14 @@ CUresult cuModuleUnload(void *module) {
     return OK;
 }
 
-typedef struct Function {
+struct Function {
     Module *module;
     char name[128];
+    int hist_param; /* the index of the histogram's parameter, or -1 */
     unsigned params, param_bytes[64];
     unsigned reqntid[3], cluster[3];
     int shared_bytes;
-} Function;
+};
 
 /* Reads up to three comma-separated numbers after `directive` in [from, to). */
 static void dims(const char *from, const char *to, const char *directive, unsigned out[3]) {
@@ -856,14 +938,24 @@ static void dims(const char *from, const char *to, const char *directive, unsign
         if (!out[i]) out[i] = 1;
 }
 
+/* Whether the parameter declared in [p, end) is named `name`. */
+static int named(const char *p, const char *end, const char *name) {
+    size_t n = strlen(name);
+    while (end > p && end[-1] == ' ') end--;
+    return n && (size_t)(end - p) > n && !strncmp(end - n, name, n) && end[-n - 1] == ' ';
+}
+
 /* The parameters of the entry whose list starts at `open`, and where the list ends. */
 static const char *params(Function *f, const char *open) {
     const char *p = open + 1, *close = strchr(open, ')');
+    f->hist_param = -1;
     while (close && (p = strstr(p, ".param")) && p < close) {
         const char *end = strpbrk(p, ",)");
         const char *sq = memchr(p, '[', (size_t)(end - p));
         unsigned bytes = sq ? (unsigned)strtoul(sq + 1, NULL, 10)
                        : strstr(p, "64") && strstr(p, "64") < end ? 8 : 4;
+        if (f->module->counts && named(p, end, f->module->abi.hist))
+            f->hist_param = (int)f->params;
         if (f->params < 64) f->param_bytes[f->params++] = bytes;
         p = end;
     }
@@ -890,6 +982,7 @@ CUresult cuModuleGetFunction(void **fn, void *module, const char *name) {
     if (!m || !m->live) return violation(INVALID_HANDLE, "cuModuleGetFunction of no module");
     Function *f = calloc(1, sizeof(Function));
     f->module = m;
+    f->hist_param = -1;
     snprintf(f->name, sizeof f->name, "%s", name);
     if (m->elf) {
         char section[160];
@@ -1047,6 +1140,46 @@ static void describe(Function *f, const LaunchConfig *c, void **args) {
          pointers);
 }
 
+static unsigned long long counted; /* instances the collect launches counted */
+
+/* What a kernel of a module that counts does to its histogram when it runs: a test launch
+ * issues its stress operations (the at-least the comment states, and one more for pre-test
+ * stress); the collect launch after it counts the launch's instances, spread evenly over
+ * the outcome words, as checked. */
+static void take_effect(Effect e) {
+    Module *m = e.f->module;
+    const Abi *a = &m->abi;
+    unsigned long long *w = (unsigned long long *)(uintptr_t)e.hist;
+    if (!strcmp(e.f->name, a->test)) {
+        if (m->ran)
+            violation(UNKNOWN, "%s launched again before %s counted its instances", a->test,
+                      a->collect);
+        m->ran = 1;
+        w[a->outcomes + a->stress] += a->stress_ops + 1;
+    } else if (!strcmp(e.f->name, a->collect) && m->ran) {
+        for (unsigned long long i = 0; i < a->outcomes; i++)
+            w[i] += a->instances / a->outcomes + (i < a->instances % a->outcomes);
+        w[a->outcomes + a->checked] += a->instances;
+        counted += a->instances;
+        m->ran = 0;
+    }
+}
+
+/* The effect of launching `f` with `args`, if it counts: its histogram must be device
+ * memory large enough for the words the comment states. */
+static CUresult effect_of(Function *f, void **args, Effect *e) {
+    const Abi *a = &f->module->abi;
+    e->f = NULL;
+    if (f->hist_param < 0) return OK;
+    memcpy(&e->hist, args[f->hist_param], sizeof e->hist);
+    int words = (a->checked > a->stress ? a->checked : a->stress) + 1;
+    if (!device_memory(e->hist, (a->outcomes + (unsigned long long)words) * 8))
+        return violation(INVALID_VALUE, "%s: its histogram at %#llx is not %llu words of "
+                         "device memory", f->name, e->hist, a->outcomes + words);
+    e->f = f;
+    return OK;
+}
+
 CUresult cuLaunchKernelEx(const LaunchConfig *c, void *fn, void **args, void **extra) {
     Function *f = fn;
     Stream *st = stream_of(c->stream);
@@ -1059,14 +1192,18 @@ CUresult cuLaunchKernelEx(const LaunchConfig *c, void *fn, void **args, void **e
     for (unsigned i = 0; i < f->params; i++)
         if (!args[i]) return violation(INVALID_VALUE, "%s: argument %u is NULL", f->name, i);
     if ((r = check_shape(c, f)) || (r = check_cluster(c, f))) return r;
+    Effect effect;
+    if ((r = effect_of(f, args, &effect))) return r;
     describe(f, c, args);
     if (st->capturing) {
         st->captured++;
         captured_launches++;
+        if (effect.f) push_effect(&st->effects, effect);
         return OK;
     }
     direct_launches++;
     execute(st, 1);
+    if (effect.f) take_effect(effect);
     return OK;
 }
 
@@ -1074,7 +1211,7 @@ __attribute__((destructor)) static void stats(void) {
     FILE *f = log_file();
     if (f && initialised)
         fprintf(f, "stats: direct=%llu captured=%llu graph_launches=%llu kernels=%llu "
-                   "modules=%llu views=%llu textures=%llu surfaces=%llu\n",
+                   "modules=%llu views=%llu textures=%llu surfaces=%llu counted=%llu\n",
                 direct_launches, captured_launches, graph_launches, launched, modules_loaded,
-                views_mapped, textures_made, surfaces_made);
+                views_mapped, textures_made, surfaces_made, counted);
 }

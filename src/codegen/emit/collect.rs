@@ -9,7 +9,7 @@
 use super::device::{array_coords, global_addr, load_params, signature};
 use super::NONE;
 use crate::codegen::func::Func;
-use crate::codegen::layout::{as_u32, Counter, Layout, SYNC_LAUNCH_INDEX};
+use crate::codegen::layout::{as_u32, Counter, Layout, COLLECT_ENTRY, SYNC_LAUNCH_INDEX};
 use crate::litmus::ast::{Space, Test};
 use crate::outcome::Observable;
 
@@ -20,7 +20,7 @@ fn word(layout: &Layout, c: Counter) -> u64 {
 
 /// The collect kernel's text.
 pub fn render(test: &Test, layout: &Layout) -> String {
-    let mut f = Func::new(signature("litmus_collect", layout));
+    let mut f = Func::new(signature(COLLECT_ENTRY, layout));
     load_params(&mut f, layout);
     f.section();
     f.decl(".reg .b32 %or, %done, %skip, %idx, %d, %st, %bucket, %peers, %count, %lead, %lane;");

@@ -106,10 +106,10 @@ pub fn emit(test: &Test, layout: &Layout, stress: &Stress) -> Result<Kernel, Cod
 /// The module's opening comment, directives and fragments.
 fn header(test: &Test, layout: &Layout, stress: &Stress, version: (u32, u32)) -> String {
     let mut out = format!(
-        "// ptx-litmus kernel for test {}\n// stress: {}; instances per launch: {}\n.version {}.{}\n.target sm_90\n.address_size 64\n\n",
+        "// ptx-litmus kernel for test {}\n// stress: {}\n{}.version {}.{}\n.target sm_90\n.address_size 64\n\n",
         test.name.replace(['\n', '\r'], " "),
         stress.describe(),
-        layout.instances,
+        layout.abi_comment(stress),
         version.0,
         version.1
     );

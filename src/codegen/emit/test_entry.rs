@@ -12,7 +12,7 @@ use super::skeleton::Skeletons;
 use super::NONE;
 use crate::codegen::fragments::SPIN_BOUND;
 use crate::codegen::func::Func;
-use crate::codegen::layout::{as_u32, Layout, Salt, WARP_MULTIPLIERS};
+use crate::codegen::layout::{as_u32, Layout, Salt, TEST_ENTRY, WARP_MULTIPLIERS};
 use crate::codegen::lower::{LocArg, RoleCode};
 use crate::codegen::ptx::PSpace;
 use crate::codegen::stress::Stress;
@@ -72,7 +72,7 @@ impl Entry<'_> {
     /// grid into testing and stress CTAs.
     fn open(&self) -> Func {
         let k = self.layout.shape.cluster_dim;
-        let mut head = signature("litmus_test", self.layout);
+        let mut head = signature(TEST_ENTRY, self.layout);
         let _ = writeln!(head, ".reqntid {}, 1, 1", self.stress.cta_size);
         if k > 1 {
             let _ = writeln!(head, ".explicitcluster\n.reqnctapercluster {k}, 1, 1");

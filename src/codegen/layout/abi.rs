@@ -12,6 +12,12 @@ use serde::{Deserialize, Serialize};
 /// Largest outcome space the device histogram holds.
 pub const MAX_OUTCOMES: u64 = 1 << 20;
 
+/// The entry that runs the test's instances.
+pub const TEST_ENTRY: &str = "litmus_test";
+
+/// The entry that counts the instances of the test launch before it.
+pub const COLLECT_ENTRY: &str = "litmus_collect";
+
 /// Launch dimensions of one kernel.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaunchConfig {
@@ -129,6 +135,28 @@ pub enum Counter {
 /// Counters after the outcome counts.
 pub const COUNTERS: u64 = 5;
 
+impl Counter {
+    /// Every counter, in the order of its word.
+    pub const ALL: [Counter; COUNTERS as usize] = [
+        Counter::Unexpected,
+        Counter::Skipped,
+        Counter::Checked,
+        Counter::Incomplete,
+        Counter::StressOps,
+    ];
+
+    /// The counter's name in the kernel's opening comment.
+    pub fn name(self) -> &'static str {
+        match self {
+            Counter::Unexpected => "unexpected",
+            Counter::Skipped => "skipped",
+            Counter::Checked => "checked",
+            Counter::Incomplete => "incomplete",
+            Counter::StressOps => "stress_ops",
+        }
+    }
+}
+
 /// Most elements a texture object over linear memory may span (CUDA's limit for 1D linear
 /// textures on every GPU the harness supports; the runtime checks the device's own).
 pub const MAX_TEXTURE_ELEMENTS: u64 = 1 << 27;
@@ -165,7 +193,7 @@ pub(super) fn buffers(
 pub(super) fn test_launch(stress: &Stress, shape: &Shape, testing_ctas: u32) -> LaunchConfig {
     let dim = shape.cluster_dim;
     LaunchConfig {
-        entry: "litmus_test".into(),
+        entry: TEST_ENTRY.into(),
         grid: [stress.max_ctas.max(testing_ctas).div_ceil(dim) * dim, 1, 1],
         block: [stress.cta_size, 1, 1],
         cluster: (dim > 1).then_some([dim, 1, 1]),
@@ -179,7 +207,7 @@ const COLLECT_BLOCK: u32 = 256;
 /// The collect kernel's launch: one thread per instance.
 pub(super) fn collect_launch(instances: u64) -> LaunchConfig {
     LaunchConfig {
-        entry: "litmus_collect".into(),
+        entry: COLLECT_ENTRY.into(),
         grid: [(instances as u32).div_ceil(COLLECT_BLOCK), 1, 1],
         block: [COLLECT_BLOCK, 1, 1],
         cluster: None,
@@ -188,6 +216,33 @@ pub(super) fn collect_launch(instances: u64) -> LaunchConfig {
 }
 
 impl Layout {
+    /// The launch ABI as comment lines for the top of the kernel: the entries, the histogram's
+    /// words and the stress a launch must issue. A reader of the PTX learns from it what the
+    /// host expects, and the simulated driver of the tests reads it to count as a GPU would.
+    pub fn abi_comment(&self, stress: &Stress) -> String {
+        let counters: Vec<&str> = Counter::ALL.iter().map(|c| c.name()).collect();
+        format!(
+            "// entries: {TEST_ENTRY} runs {} instances; {COLLECT_ENTRY} counts them, one \
+             thread each\n// histogram ({}, u64 words): {} outcome words, then {}\n// stress \
+             operations of a launch that draws memory stress: at least {}\n",
+            self.instances,
+            Param::Histogram.name(),
+            self.outcome_count,
+            counters.join(" "),
+            self.stress_cta_ops(stress)
+        )
+    }
+
+    /// Memory operations the stress CTAs issue in one launch that draws memory stress: every
+    /// thread of every CTA beyond the testing ones runs `mem_stress_iterations` iterations of
+    /// two accesses (the contract of `ptx/stress.ptx`).
+    pub fn stress_cta_ops(&self, stress: &Stress) -> u64 {
+        let count = |d: &[u32; 3]| d.iter().map(|&n| u64::from(n)).product::<u64>();
+        let stress_ctas =
+            count(&self.test_launch.grid).saturating_sub(u64::from(self.testing_ctas));
+        stress_ctas * count(&self.test_launch.block) * 2 * u64::from(stress.mem_stress_iterations)
+    }
+
     /// The parameters of both kernels, in order: [`PARAMS`], then [`Param::Texture`] when the
     /// test reads through the texture proxy, then [`Param::Surface`] when it uses surfaces.
     pub fn params(&self) -> Vec<Param> {
@@ -295,4 +350,40 @@ impl DeviceCounts {
 /// A value as the device holds it (32 bits, two's complement).
 pub fn as_u32(v: Value) -> u32 {
     v as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::litmus;
+
+    #[test]
+    fn counters_are_listed_in_the_order_of_their_words() {
+        for (i, c) in Counter::ALL.iter().enumerate() {
+            assert_eq!(*c as usize, i, "{}", c.name());
+        }
+    }
+
+    #[test]
+    fn the_abi_comment_states_what_the_host_will_check() {
+        let src = "PTX SB { x=0; y=0; }
+             P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+             st.relaxed.gpu x, 1 | st.relaxed.gpu y, 1 ;
+             ld.relaxed.gpu r0, y | ld.relaxed.gpu r1, x ;
+             exists (P0:r0 == 0 /\\ P1:r1 == 0)";
+        let test = litmus::parse(src, std::path::Path::new("sb.litmus")).unwrap();
+        let stress = Stress::full_stress();
+        let l = Layout::new(&test, &stress, &[vec![0, 1], vec![0, 1]]).unwrap();
+        let c = l.abi_comment(&stress);
+        assert!(c.lines().all(|line| line.starts_with("// ")), "{c}");
+        let expect = [
+            format!("{TEST_ENTRY} runs {} instances", l.instances),
+            "(p_hist, u64 words): 4 outcome words, then unexpected skipped checked".to_string(),
+            format!("at least {}", l.stress_cta_ops(&stress)),
+        ];
+        for e in expect {
+            assert!(c.contains(&e), "{e} not in\n{c}");
+        }
+        assert!(l.stress_cta_ops(&stress) > 0);
+    }
 }

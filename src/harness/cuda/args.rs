@@ -118,6 +118,7 @@ impl KernelArgs {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::codegen::layout::{COLLECT_ENTRY, TEST_ENTRY};
     use crate::codegen::{build, Stress};
     use std::path::Path;
 
@@ -169,7 +170,7 @@ mod tests {
         let pointer = |kind: BufferKind| 0x1000 * (1 + kind as u64);
         let args = KernelArgs::new(&k.layout, pointer, handles, 0xDEAD_BEEF_0123_4567).unwrap();
         let args = args.values().to_vec();
-        for entry in ["litmus_test", "litmus_collect"] {
+        for entry in [TEST_ENTRY, COLLECT_ENTRY] {
             let declared = entry_params(&k.ptx, entry);
             assert_eq!(declared.len(), args.len(), "{entry}: {declared:?}");
             for ((ty, name), (a, p)) in declared.iter().zip(args.iter().zip(k.layout.params())) {

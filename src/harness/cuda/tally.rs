@@ -29,32 +29,12 @@ pub fn since(now: &Histogram, before: &Histogram) -> Histogram {
     part
 }
 
-/// Memory operations the stress CTAs issue in one launch that draws memory stress: every
-/// thread of every CTA beyond the testing ones runs `mem_stress_iterations` iterations of two
-/// accesses (the contract of `ptx/stress.ptx`).
-pub fn stress_cta_ops(layout: &Layout, stress: &Stress) -> u64 {
-    let grid: u64 = layout
-        .test_launch
-        .grid
-        .iter()
-        .map(|&d| u64::from(d))
-        .product();
-    let cta: u64 = layout
-        .test_launch
-        .block
-        .iter()
-        .map(|&d| u64::from(d))
-        .product();
-    let stress_ctas = grid.saturating_sub(u64::from(layout.testing_ctas));
-    stress_ctas * cta * 2 * u64::from(stress.mem_stress_iterations)
-}
-
 /// What the launches with `seeds` must have done to the StressOps counter: `(any, at_least)`:
 /// whether some launch drew memory stress of either kind, and the operations the stress CTAs
 /// alone must have issued.
 pub fn expected_stress(layout: &Layout, stress: &Stress, seeds: &[u32]) -> (bool, u64) {
     let cta_ops = if stress.mem_stress_iterations > 0 {
-        stress_cta_ops(layout, stress)
+        layout.stress_cta_ops(stress)
     } else {
         0
     };
@@ -204,7 +184,7 @@ mod tests {
     fn stress_that_was_drawn_must_show_in_the_counter() {
         let s = Stress::full_stress();
         let l = mp(&s);
-        let per_launch = stress_cta_ops(&l, &s);
+        let per_launch = l.stress_cta_ops(&s);
         // Hand count: the preset's grid has 264 CTAs of 256 threads, 198 of them testing (MP
         // puts its two roles in distinct CTAs, so the testing ones round down to 198); the
         // other 66 stress with 1024 iterations of two accesses.
