@@ -168,3 +168,45 @@ fn two_cpu_runs_with_different_seeds_merge() {
     assert_eq!(m.tests[0].instances(), 4096);
     assert_eq!(m.run.merged_parts.len(), 2);
 }
+
+#[test]
+fn the_notes_that_count_add_up_and_the_others_are_listed() {
+    use ptx_litmus::harness::notes;
+    let root = scratch("notes");
+    let with = |id: &str, seed: u64, host_us: &str| {
+        let mut tests = records(&suite(Knobs::default()), 1.0);
+        for t in &mut tests {
+            let n = t.verdict.instances.to_string();
+            for (k, v) in [
+                (notes::INSTANCES_RUN, n.as_str()),
+                (notes::LAUNCHES, "2500"),
+                (notes::STRESS_OPS, "7000"),
+                (notes::GPU_MS, "100.996"),
+                (notes::HOST_US_PER_LAUNCH, host_us),
+                (notes::LAUNCH_MODE, "graph:64"),
+            ] {
+                t.notes.insert(k.into(), v.into());
+            }
+        }
+        let mut r = run(id, "580", None);
+        r.parameters.seed = seed;
+        let d = root.join(id);
+        write_result_set(&d, &r, &tests, false).unwrap();
+        d
+    };
+    let (a, b) = (with("a", 1, "0.05"), with("b", 2, "0.08"));
+    let out = root.join("ab");
+    let (code, stdout, err) = merge(&[&a, &b], &out);
+    assert_eq!(code, Some(0), "{stdout}{err}");
+    for t in &read_result_set(&out).unwrap().tests {
+        let note = |k: &str| t.notes[k].as_str();
+        // Every instance and launch accounted for, as in each part.
+        assert_eq!(note(notes::INSTANCES_RUN), t.verdict.instances.to_string());
+        assert_eq!(note(notes::LAUNCHES), "5000");
+        assert_eq!(note(notes::STRESS_OPS), "14000");
+        assert_eq!(note(notes::GPU_MS), "201.992");
+        // Properties: listed when they differ, kept once when they agree.
+        assert_eq!(note(notes::HOST_US_PER_LAUNCH), "0.05; 0.08");
+        assert_eq!(note(notes::LAUNCH_MODE), "graph:64");
+    }
+}

@@ -113,6 +113,58 @@ fn report_puts_violations_first_and_bounds_unseen_outcomes() {
 }
 
 #[test]
+fn the_kernels_of_a_gpu_run_are_listed_and_a_cpu_run_has_none() {
+    use ptx_litmus::harness::notes;
+    let dir = scratch("report-kernels");
+    let mut tests = records(&suite(Knobs::default()), 2.0);
+    let facts = [
+        (notes::LAUNCHES, "4996"),
+        (notes::INSTANCES_PER_LAUNCH, "101376"),
+        (
+            notes::TEST_LAUNCH,
+            "grid 1056x1x1, cta 256x1x1, no clusters",
+        ),
+        (notes::LAUNCH_MODE, "graph:64"),
+        (notes::STRESS_OPS, "691506516868"),
+        (notes::STRESS_OPS_MIN, "691506511872"),
+        (notes::GRAPH_FALLBACK, "capture <refused>"),
+    ];
+    let mp = tests.iter_mut().find(|t| t.name == "MP").unwrap();
+    for (k, v) in facts {
+        mp.notes.insert(k.into(), v.into());
+    }
+    write_result_set(&dir, &run("k", "580.65", None), &tests, false).unwrap();
+    report::write_report(&read_result_set(&dir).unwrap(), &dir, false).unwrap();
+    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    let section = md.split("## Kernels\n").nth(1).expect("a Kernels section");
+    let rows: Vec<&str> = section
+        .lines()
+        .skip(3)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    // Only MP launched a kernel; a fact it lacks shows as a dash.
+    assert_eq!(rows.len(), 1, "{section}");
+    let cells: Vec<&str> = rows[0].split(" | ").collect();
+    assert_eq!(cells[0], "| MP");
+    assert_eq!(cells[2], "graph:64 (graphs failed: capture \\<refused\\>)");
+    assert_eq!(&cells[3..6], ["101k", "4996", "—"]);
+    assert_eq!(cells[10], "692G (692G) |");
+    let html = fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(html.contains("<td>graph:64 (graphs failed: capture &lt;refused&gt;)</td>"));
+    assert!(html.contains("<td class=\"n\">4996</td>"));
+    // Without kernel facts (a CPU run) there is no such section.
+    let cpu = scratch("report-no-kernels");
+    sample(&cpu);
+    report::write_report(&read_result_set(&cpu).unwrap(), &cpu, false).unwrap();
+    assert!(!fs::read_to_string(cpu.join("report.md"))
+        .unwrap()
+        .contains("## Kernels"));
+    assert!(!fs::read_to_string(cpu.join("report.html"))
+        .unwrap()
+        .contains("id=\"kernels\""));
+}
+
+#[test]
 fn empty_and_partial_sets_render() {
     let dir = scratch("report-empty");
     let mut r = run("empty", "550", None);

@@ -15,8 +15,8 @@ use crate::cli::BenchGpuArgs;
 use crate::codegen::{Stress, PRESETS};
 use crate::harness::cuda::submit::{batch, calls_per_launch, LaunchMode};
 use crate::harness::cuda::DeviceLimits;
-use crate::harness::BackendOptions;
 use crate::harness::{cuda, Backend, Budget, RunParams};
+use crate::harness::{notes, BackendOptions};
 use crate::sass::usage::entry_usage;
 
 /// The presets the tables cover: `--stress`'s, or every named one.
@@ -85,15 +85,15 @@ pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
                 "{:<11} {:>3} {:>11} {:>9} {:>11.3e} {:>10.3e} {:>8} {:>9} {:>9} {:>10} {:>9}",
                 name,
                 test.threads.len(),
-                prov("kernel.instances_per_launch"),
+                prov(notes::INSTANCES_PER_LAUNCH),
                 stats.launches,
                 per_s,
                 weak(test, &run.histogram) as f64 / run.info.elapsed_s.max(1e-9),
                 us(stats.gpu_us_per_launch()),
                 us(stats.host_us_per_launch()),
-                prov("kernel.occupancy"),
+                prov(notes::OCCUPANCY),
                 roofline.map_or("-".into(), |r| format!("{:.2} %", 100.0 * r)),
-                prov("kernel.launch_mode"),
+                prov(notes::LAUNCH_MODE),
             );
             Ok(())
         })?;

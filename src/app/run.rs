@@ -15,7 +15,7 @@ use crate::cli::RunArgs;
 use crate::harness::cpu::load as cpu_load;
 use crate::harness::cuda::compiler::Compiler;
 use crate::harness::{self, Backend, Budget, Control, RunError, RunParams, TestRun};
-use crate::harness::{BackendOptions, Options};
+use crate::harness::{notes, BackendOptions, Options};
 use crate::litmus::{self, ast::Test};
 use crate::model::ModelVerdict;
 use crate::report;
@@ -590,7 +590,7 @@ fn test_record(
     let info = &run.info;
     rec.notes.insert("backend".into(), info.backend.clone());
     rec.notes
-        .insert("instances_run".into(), info.instances.to_string());
+        .insert(notes::INSTANCES_RUN.into(), info.instances.to_string());
     for (k, v) in info.params.options.backend.record() {
         rec.notes.insert(format!("{}.{k}", info.backend), v);
     }

@@ -13,6 +13,7 @@ pub mod cpu;
 pub mod cuda;
 pub mod fault;
 pub mod health;
+pub mod notes;
 pub mod options;
 pub mod parts;
 pub mod watchdog;

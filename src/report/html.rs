@@ -1,7 +1,9 @@
 //! `report.html`: one self-contained page (inline CSS and SVG, no script, no network) with the
-//! summary, violations first, a test × verdict matrix, per-test rows and histograms.
+//! summary, violations first, a test × verdict matrix, per-test rows, the kernels of a GPU
+//! run and histograms.
 
 use super::format;
+use super::kernels;
 use super::plot;
 use super::summary;
 use super::table::{self, stem_of, Row};
@@ -39,6 +41,7 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
     violations_section(&mut h, &ordered);
     matrix_section(&mut h, &set.tests);
     tests_section(&mut h, set, stems, &ordered);
+    kernels_section(&mut h, &ordered);
     plots_section(&mut h, set, stems, &ordered)?;
     skipped_section(&mut h, run);
     let _ = writeln!(
@@ -170,6 +173,31 @@ fn tests_section(h: &mut String, set: &ResultSet, stems: &[String], ordered: &[&
             esc(&r.unseen_bound),
             r.time
         );
+    }
+    let _ = writeln!(h, "</table>\n</section>");
+}
+
+/// How each test's kernel was launched, when the run launched kernels.
+fn kernels_section(h: &mut String, ordered: &[&TestRecord]) {
+    let rows = kernels::rows(ordered);
+    if rows.is_empty() {
+        return;
+    }
+    let _ = write!(
+        h,
+        "<section id=\"kernels\">\n<h2>Kernels</h2>\n<table>\n<tr>"
+    );
+    for c in kernels::HEADERS {
+        let _ = write!(h, "<th>{}</th>", esc(c));
+    }
+    let _ = writeln!(h, "</tr>");
+    for r in rows {
+        let _ = write!(h, "<tr>");
+        for (c, numeric) in r.iter().zip(kernels::NUMERIC) {
+            let class = if numeric { " class=\"n\"" } else { "" };
+            let _ = write!(h, "<td{class}>{}</td>", esc(c));
+        }
+        let _ = writeln!(h, "</tr>");
     }
     let _ = writeln!(h, "</table>\n</section>");
 }

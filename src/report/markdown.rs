@@ -1,5 +1,6 @@
 //! `report.md`: the same content as the HTML report in Markdown, plots linked as PNG files.
 
+use super::kernels;
 use super::summary;
 use super::table::{self, stem_of, Row};
 use crate::results::{ResultSet, TestRecord};
@@ -25,6 +26,7 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
     violations_section(&mut m, &ordered);
     matrix_section(&mut m, &set.tests);
     tests_section(&mut m, &ordered);
+    kernels_section(&mut m, &ordered);
     let _ = writeln!(m, "\n## Histograms\n");
     for t in &ordered {
         let stem = stem_of(set, stems, t);
@@ -126,6 +128,24 @@ fn tests_section(m: &mut String, ordered: &[&TestRecord]) {
             r.unseen_bound,
             r.time
         );
+    }
+}
+
+/// How each test's kernel was launched, when the run launched kernels.
+fn kernels_section(m: &mut String, ordered: &[&TestRecord]) {
+    let rows = kernels::rows(ordered);
+    if rows.is_empty() {
+        return;
+    }
+    let _ = writeln!(m, "\n## Kernels\n\n| {} |", kernels::HEADERS.join(" | "));
+    let align: Vec<&str> = kernels::NUMERIC
+        .iter()
+        .map(|&n| if n { "--:" } else { "---" })
+        .collect();
+    let _ = writeln!(m, "|{}|", align.join("|"));
+    for r in rows {
+        let cells: Vec<String> = r.iter().map(|c| cell(c)).collect();
+        let _ = writeln!(m, "| {} |", cells.join(" | "));
     }
 }
 

@@ -9,6 +9,7 @@ pub mod differences;
 pub mod dispersion;
 pub mod format;
 pub mod html;
+pub mod kernels;
 pub mod markdown;
 pub mod plot;
 pub mod shapes;

@@ -8,6 +8,7 @@ use super::io::ResultSet;
 use super::judge_model::JudgeModel;
 use super::record::{Parameters, Rates, RunPart, RunRecord, TestRecord};
 use crate::codegen::Stress;
+use crate::harness::notes;
 use crate::verdict::{self, Class, JudgedOutcome};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -257,6 +258,34 @@ fn merge_violation(acc: &mut TestRecord, t: &TestRecord) {
 
 /// Adds `t`'s observations into `acc`, the same test from another set.
 fn add_test(acc: &mut TestRecord, t: &TestRecord) -> Result<(), ResultsError> {
+    same_test(acc, t)?;
+    let overflow = || ResultsError::Incompatible {
+        message: format!(
+            "test {} ({}): merged counts overflow 64 bits",
+            t.name, t.path
+        ),
+    };
+    add_outcomes(acc, t).ok_or_else(overflow)?;
+    merge_violation(acc, t);
+    acc.observed.skipped = acc
+        .observed
+        .skipped
+        .checked_add(t.observed.skipped)
+        .ok_or_else(overflow)?;
+    acc.observed.elapsed_s += t.observed.elapsed_s;
+    // Repeats of a test keep every part; one record without parts leaves the whole without.
+    if acc.observed.parts.is_empty() || t.observed.parts.is_empty() {
+        acc.observed.parts.clear();
+    } else {
+        acc.observed.parts.extend_from_slice(&t.observed.parts);
+    }
+    add_notes(acc, t).ok_or_else(overflow)?;
+    acc.rates = Rates::of(&acc.verdict, acc.observed.elapsed_s);
+    Ok(())
+}
+
+/// Refuses to add `t` to `acc` unless both are the same test judged by the same model.
+fn same_test(acc: &TestRecord, t: &TestRecord) -> Result<(), ResultsError> {
     if acc.hash != t.hash {
         return Err(ResultsError::HashMismatch {
             path: None,
@@ -276,21 +305,21 @@ fn add_test(acc: &mut TestRecord, t: &TestRecord) -> Result<(), ResultsError> {
             ),
         });
     }
+    Ok(())
+}
+
+/// Adds `t`'s outcome counts and unexpected bucket to `acc`'s and judges the sum; `None` when
+/// a count overflows.
+fn add_outcomes(acc: &mut TestRecord, t: &TestRecord) -> Option<()> {
     let mut outcomes: BTreeMap<_, JudgedOutcome> = acc
         .verdict
         .outcomes
         .drain(..)
         .map(|o| (o.values.clone(), o))
         .collect();
-    let overflow = || ResultsError::Incompatible {
-        message: format!(
-            "test {} ({}): merged counts overflow 64 bits",
-            t.name, t.path
-        ),
-    };
     for o in &t.verdict.outcomes {
         match outcomes.get_mut(&o.values) {
-            Some(a) => a.count = a.count.checked_add(o.count).ok_or_else(overflow)?,
+            Some(a) => a.count = a.count.checked_add(o.count)?,
             None => {
                 outcomes.insert(o.values.clone(), o.clone());
             }
@@ -305,41 +334,30 @@ fn add_test(acc: &mut TestRecord, t: &TestRecord) -> Result<(), ResultsError> {
                 .map(|o| o.count)
                 .sum::<u64>()
     };
-    let unexpected = bucket(acc).checked_add(bucket(t)).ok_or_else(overflow)?;
+    let unexpected = bucket(acc).checked_add(bucket(t))?;
     outcomes
         .values()
-        .try_fold(unexpected, |sum, o| sum.checked_add(o.count))
-        .ok_or_else(overflow)?;
+        .try_fold(unexpected, |sum, o| sum.checked_add(o.count))?;
     acc.verdict = verdict::summarize(
         outcomes.into_values().collect(),
         unexpected,
         acc.verdict.quantifier,
     );
-    merge_violation(acc, t);
-    acc.observed.skipped = acc
-        .observed
-        .skipped
-        .checked_add(t.observed.skipped)
-        .ok_or_else(overflow)?;
-    acc.observed.elapsed_s += t.observed.elapsed_s;
-    // Repeats of a test keep every part; one record without parts leaves the whole without.
-    if acc.observed.parts.is_empty() || t.observed.parts.is_empty() {
-        acc.observed.parts.clear();
-    } else {
-        acc.observed.parts.extend_from_slice(&t.observed.parts);
-    }
+    Some(())
+}
+
+/// Merges `t`'s notes into `acc`'s: the notes that count what a run did add up, so that the
+/// merged record still accounts for every instance and launch; differing values of any other
+/// are listed. `None` when a count overflows.
+fn add_notes(acc: &mut TestRecord, t: &TestRecord) -> Option<()> {
     for (k, v) in &t.notes {
         match acc.notes.get_mut(k) {
-            // Counts add up, so that the merged record still accounts for every instance.
-            Some(old) if k == "instances_run" => {
-                let sum = old
-                    .parse::<u64>()
-                    .ok()
-                    .zip(v.parse::<u64>().ok())
-                    .and_then(|(a, b)| a.checked_add(b))
-                    .ok_or_else(overflow)?;
-                *old = sum.to_string();
-            }
+            Some(old) if notes::COUNTED.contains(&k.as_str()) => match notes::sum(k, old, v) {
+                Some(sum) => *old = sum,
+                // Overflowing instances would lose some; any other odd value is listed.
+                None if k == notes::INSTANCES_RUN => return None,
+                None => *old = join_sorted([old.as_str(), v.as_str()]),
+            },
             Some(old) if old != v => *old = join_sorted([old.as_str(), v.as_str()]),
             Some(_) => {}
             None => {
@@ -347,8 +365,7 @@ fn add_test(acc: &mut TestRecord, t: &TestRecord) -> Result<(), ResultsError> {
             }
         }
     }
-    acc.rates = Rates::of(&acc.verdict, acc.observed.elapsed_s);
-    Ok(())
+    Some(())
 }
 
 fn merged_provenance(sets: &[ResultSet]) -> BTreeMap<String, String> {

@@ -4,6 +4,7 @@
 //! field named, so a reader never turns it into a different verdict.
 
 use super::record::{PartCounts, RunRecord, TestRecord};
+use crate::harness::notes;
 use crate::verdict::{self, Class};
 use std::collections::BTreeSet;
 
@@ -95,7 +96,7 @@ fn classes_match_model(t: &TestRecord) -> Result<(), String> {
 
 /// The histogram's total is the instances run minus the instances skipped.
 fn instances_accounted(t: &TestRecord) -> Result<(), String> {
-    let Some(run) = t.notes.get("instances_run") else {
+    let Some(run) = t.notes.get(notes::INSTANCES_RUN) else {
         return Ok(());
     };
     let run: u64 = run

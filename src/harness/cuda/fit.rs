@@ -8,6 +8,7 @@ use super::driver::check;
 use super::launch::Launcher;
 use super::module::function_attribute;
 use super::occupancy::{achieved, full_grid, occupancy, FullGrid, KernelResources, Occupancy};
+use crate::harness::notes;
 use cudarc::driver::sys::{self, CUfunction_attribute as FnAttr};
 use std::collections::BTreeMap;
 
@@ -29,7 +30,7 @@ impl Fit {
         let mut p = BTreeMap::new();
         let o = &self.occupancy;
         p.insert(
-            "kernel.registers".into(),
+            notes::REGISTERS.into(),
             self.resources.registers.to_string(),
         );
         p.insert(
@@ -37,12 +38,12 @@ impl Fit {
             self.resources.shared_bytes.to_string(),
         );
         p.insert(
-            "kernel.ctas_per_sm".into(),
+            notes::CTAS_PER_SM.into(),
             format!("{} (limited by {})", o.ctas_per_sm, o.limiter),
         );
         p.insert("kernel.full_grid".into(), self.grid.ctas.to_string());
         p.insert(
-            "kernel.occupancy".into(),
+            notes::OCCUPANCY.into(),
             format!(
                 "{:.3}",
                 achieved(&self.occupancy, &self.grid, plan.ctas(), limits)

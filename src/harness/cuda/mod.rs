@@ -92,7 +92,7 @@ pub use seeds::LaunchSeeds;
 pub use stats::LaunchStats;
 
 use crate::codegen::{CodegenError, Kernel, Stress};
-use crate::harness::BackendOptions;
+use crate::harness::{notes, BackendOptions};
 use crate::harness::{Control, Counts, RunError, RunInfo, RunParams, TestRun};
 use crate::litmus::ast::Test;
 use occupancy::FullGrid;
@@ -148,7 +148,7 @@ pub fn run_measured(
     let mut ran = run_program(&prog, threads, params, control, sized.compiled)?;
     let p = &mut ran.0.info.provenance;
     if let Some(n) = sized.compiles {
-        p.insert("kernel.compiles".into(), n.to_string());
+        p.insert(notes::COMPILES.into(), n.to_string());
     }
     if let Some(ms) = sized.probe_ms {
         // What sizing the grid cost on top of the run's own JIT (`kernel.jit_wall_ms`).

@@ -21,6 +21,7 @@ use super::submitter::{Stream, Submitter};
 use super::support;
 use super::tally;
 use crate::codegen::{BufferKind, DeviceCounts, Layout, Stress};
+use crate::harness::notes;
 use crate::harness::parts::Parts;
 use crate::harness::watchdog;
 use crate::harness::{Budget, Control, Progress, RunError, RunParams};
@@ -178,10 +179,10 @@ impl Loaded {
         }
         let fit = fit::fit(test_fn, &test_plan, limits, gpu.stream)?;
         kernel.extend(fit.provenance(&test_plan, limits));
-        kernel.insert("kernel.test_launch".into(), test_plan.describe());
+        kernel.insert(notes::TEST_LAUNCH.into(), test_plan.describe());
         kernel.insert("kernel.collect_launch".into(), collect_plan.describe());
         let instances = layout.instances.to_string();
-        kernel.insert("kernel.instances_per_launch".into(), instances);
+        kernel.insert(notes::INSTANCES_PER_LAUNCH.into(), instances);
         let loaded = Loaded {
             _module: module,
             test_fn,
@@ -329,16 +330,16 @@ fn record_launches(
     sub: &Submitter<Stream<'_>>,
 ) {
     let stats = &done.stats;
-    kernel.insert("kernel.launches".into(), stats.launches.to_string());
-    kernel.insert("kernel.stress_ops".into(), counts.stress_ops.to_string());
-    kernel.insert("kernel.stress_ops_min".into(), done.expected.1.to_string());
-    kernel.insert("kernel.gpu_ms".into(), format!("{:.3}", stats.gpu_ms));
+    kernel.insert(notes::LAUNCHES.into(), stats.launches.to_string());
+    kernel.insert(notes::STRESS_OPS.into(), counts.stress_ops.to_string());
+    kernel.insert(notes::STRESS_OPS_MIN.into(), done.expected.1.to_string());
+    kernel.insert(notes::GPU_MS.into(), format!("{:.3}", stats.gpu_ms));
     if let Some(us) = stats.host_us_per_launch() {
-        kernel.insert("kernel.host_us_per_launch".into(), format!("{us:.2}"));
+        kernel.insert(notes::HOST_US_PER_LAUNCH.into(), format!("{us:.2}"));
     }
-    kernel.insert("kernel.launch_mode".into(), sub.mode_name());
+    kernel.insert(notes::LAUNCH_MODE.into(), sub.mode_name());
     if let Some(why) = &sub.fallback {
-        kernel.insert("kernel.graph_fallback".into(), support::log_summary(why, 2));
+        kernel.insert(notes::GRAPH_FALLBACK.into(), support::log_summary(why, 2));
     }
     let per_launch = stats.launch_calls as f64 / stats.launches.max(1) as f64;
     kernel.insert(
@@ -390,7 +391,7 @@ fn first_launch(
     again
         .launch(args)
         .map_err(|e| format!("{first}; again with the cluster attribute: {e}"))?;
-    kernel.insert("kernel.test_launch".into(), retry.describe());
+    kernel.insert(notes::TEST_LAUNCH.into(), retry.describe());
     *test = again;
     Ok(())
 }

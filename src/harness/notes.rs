@@ -1,0 +1,77 @@
+//! The names of the notes backends leave in a test record that the tool itself reads back
+//! (the report, `bench`, `merge`). Those that count what the run did ([`COUNTED`]) add up when
+//! records of repeated runs or shards are merged, so that the merged record still accounts
+//! for every instance, launch and stress operation; every other note is a property of the
+//! run, and differing values are listed instead.
+
+/// Instances run, skipped ones included (every backend).
+pub const INSTANCES_RUN: &str = "instances_run";
+
+/// Launches of the test kernel (CUDA).
+pub const LAUNCHES: &str = "kernel.launches";
+
+/// Stress operations the device's counter saw (CUDA).
+pub const STRESS_OPS: &str = "kernel.stress_ops";
+
+/// Stress operations the launches' seeds required at least (CUDA).
+pub const STRESS_OPS_MIN: &str = "kernel.stress_ops_min";
+
+/// Milliseconds of GPU time the launches took, by the stream's timing events (CUDA).
+pub const GPU_MS: &str = "kernel.gpu_ms";
+
+/// How the test kernel was launched: grid, CTA and cluster dimensions (CUDA).
+pub const TEST_LAUNCH: &str = "kernel.test_launch";
+
+/// Instances each launch runs (CUDA).
+pub const INSTANCES_PER_LAUNCH: &str = "kernel.instances_per_launch";
+
+/// Registers per thread of the test kernel, as the driver reports them (CUDA).
+pub const REGISTERS: &str = "kernel.registers";
+
+/// Resident CTAs per SM, and what limits them (CUDA).
+pub const CTAS_PER_SM: &str = "kernel.ctas_per_sm";
+
+/// Resident warps of the launch over the SMs' maximum (CUDA).
+pub const OCCUPANCY: &str = "kernel.occupancy";
+
+/// Direct launches, or captured graphs of how many launch pairs (CUDA).
+pub const LAUNCH_MODE: &str = "kernel.launch_mode";
+
+/// Why launches fell back from graphs to direct launches, when they did (CUDA).
+pub const GRAPH_FALLBACK: &str = "kernel.graph_fallback";
+
+/// Host microseconds per launch (CUDA).
+pub const HOST_US_PER_LAUNCH: &str = "kernel.host_us_per_launch";
+
+/// Times the test's kernel was compiled, counting the one that sized the grid (CUDA).
+pub const COMPILES: &str = "kernel.compiles";
+
+/// The notes that count, in the order above.
+pub const COUNTED: [&str; 5] = [INSTANCES_RUN, LAUNCHES, STRESS_OPS, STRESS_OPS_MIN, GPU_MS];
+
+/// The sum of two values of counting note `key`: whole counts add exactly (`None` when they
+/// overflow), milliseconds with three decimals; `None` when either is not a number.
+pub fn sum(key: &str, a: &str, b: &str) -> Option<String> {
+    if key == GPU_MS {
+        let (x, y) = (a.parse::<f64>().ok()?, b.parse::<f64>().ok()?);
+        return Some(format!("{:.3}", x + y));
+    }
+    let (x, y) = (a.parse::<u64>().ok()?, b.parse::<u64>().ok()?);
+    x.checked_add(y).map(|s| s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_add_exactly_and_milliseconds_to_three_decimals() {
+        assert_eq!(sum(LAUNCHES, "2500", "2500").as_deref(), Some("5000"));
+        assert_eq!(
+            sum(GPU_MS, "100.996", "101.552").as_deref(),
+            Some("202.548")
+        );
+        assert_eq!(sum(INSTANCES_RUN, &u64::MAX.to_string(), "1"), None);
+        assert_eq!(sum(STRESS_OPS, "12; 13", "1"), None);
+    }
+}

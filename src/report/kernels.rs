@@ -1,0 +1,63 @@
+//! The report's Kernels section: for each test of a GPU run, how its kernel was launched and
+//! what the launches cost, from the facts the CUDA backend noted in the record. A CPU run's
+//! records have none, and the section is left out.
+
+use super::format;
+use crate::harness::notes;
+use crate::results::TestRecord;
+
+/// The columns, in order.
+pub const HEADERS: [&str; 11] = [
+    "test",
+    "test launch",
+    "mode",
+    "instances / launch",
+    "launches",
+    "registers",
+    "CTAs / SM",
+    "occupancy",
+    "GPU ms",
+    "host µs / launch",
+    "stress ops (needed)",
+];
+
+/// Whether each column holds a number (right-aligned).
+pub const NUMERIC: [bool; 11] = [
+    false, false, false, true, true, true, false, true, true, true, true,
+];
+
+/// One row per test whose record says how its kernel was launched, in the order given.
+pub fn rows(ordered: &[&TestRecord]) -> Vec<[String; 11]> {
+    ordered.iter().filter_map(|t| row(t)).collect()
+}
+
+/// The row of `t`, or `None` when no kernel of it was launched.
+fn row(t: &TestRecord) -> Option<[String; 11]> {
+    let launches: u64 = t.notes.get(notes::LAUNCHES)?.parse().ok()?;
+    let fact = |k: &str| t.notes.get(k).cloned().unwrap_or_else(|| "—".into());
+    let count = |k: &str| match t.notes.get(k).and_then(|v| v.parse::<u64>().ok()) {
+        Some(n) => format::short_count(n),
+        None => fact(k),
+    };
+    let mode = match t.notes.get(notes::GRAPH_FALLBACK) {
+        Some(why) => format!("{} (graphs failed: {why})", fact(notes::LAUNCH_MODE)),
+        None => fact(notes::LAUNCH_MODE),
+    };
+    Some([
+        t.name.clone(),
+        fact(notes::TEST_LAUNCH),
+        mode,
+        count(notes::INSTANCES_PER_LAUNCH),
+        format::short_count(launches),
+        fact(notes::REGISTERS),
+        fact(notes::CTAS_PER_SM),
+        fact(notes::OCCUPANCY),
+        fact(notes::GPU_MS),
+        fact(notes::HOST_US_PER_LAUNCH),
+        format!(
+            "{} ({})",
+            count(notes::STRESS_OPS),
+            count(notes::STRESS_OPS_MIN)
+        ),
+    ])
+}
