@@ -61,98 +61,146 @@ fn name_char(c: char) -> bool {
 
 /// Splits `src` into tokens.
 pub fn lex(src: &str) -> Result<Vec<Token>, CatError> {
-    let cs: Vec<char> = src.chars().collect();
+    let mut l = Lexer {
+        cs: src.chars().collect(),
+        i: 0,
+        line: 1,
+    };
     let mut out = Vec::new();
-    let (mut i, mut line) = (0, 1);
-    while i < cs.len() {
-        let c = cs[i];
-        let start = line;
-        let next = cs.get(i + 1).copied();
-        if c == '\n' {
-            line += 1;
-            i += 1;
+    while let Some(&c) = l.cs.get(l.i) {
+        let start = l.line;
+        let next = l.cs.get(l.i + 1).copied();
+        let tok = if c == '\n' {
+            l.line += 1;
+            l.i += 1;
+            None
         } else if c.is_whitespace() {
-            i += 1;
+            l.i += 1;
+            None
         } else if c == '/' && next == Some('/') {
-            while i < cs.len() && cs[i] != '\n' {
-                i += 1;
-            }
-        } else if (c == '(' && next == Some('*')) || (c == '/' && next == Some('*')) {
-            let close = if c == '(' { ')' } else { '/' };
-            i += 2;
-            loop {
-                if i + 1 >= cs.len() {
-                    return Err(CatError::at(start, "comment never closed"));
-                }
-                if cs[i] == '\n' {
-                    line += 1;
-                }
-                if cs[i] == '*' && cs[i + 1] == close {
-                    i += 2;
-                    break;
-                }
-                i += 1;
-            }
+            l.line_comment();
+            None
+        } else if (c == '(' || c == '/') && next == Some('*') {
+            l.block_comment(if c == '(' { ')' } else { '/' })?;
+            None
         } else if c == '"' {
-            let mut s = String::new();
-            i += 1;
-            while i < cs.len() && cs[i] != '"' {
-                if cs[i] == '\n' {
-                    line += 1;
-                }
-                s.push(cs[i]);
-                i += 1;
-            }
-            if i >= cs.len() {
-                return Err(CatError::at(start, "string never closed"));
-            }
-            i += 1;
-            out.push(Token {
-                tok: Tok::Str(s),
-                line: start,
-            });
+            Some(l.string()?)
         } else if c == '^' {
-            let (tok, len) = match (next, cs.get(i + 2)) {
-                (Some('-'), Some('1')) => (Tok::Inv, 3),
-                (Some('+'), _) => (Tok::HatPlus, 2),
-                (Some('*'), _) => (Tok::HatStar, 2),
-                _ => return Err(CatError::at(start, "`^` must be followed by -1, + or *")),
-            };
-            out.push(Token { tok, line: start });
-            i += len;
+            Some(l.hat()?)
         } else if name_char(c) {
-            let mut s = String::new();
-            while i < cs.len() && name_char(cs[i]) {
-                s.push(cs[i]);
-                i += 1;
-            }
-            out.push(Token {
-                tok: Tok::Name(s),
-                line: start,
-            });
+            Some(l.name())
         } else {
-            let tok = match c {
-                '=' => Tok::Eq,
-                '*' => Tok::Star,
-                '+' => Tok::Plus,
-                '?' => Tok::Opt,
-                '~' => Tok::Not,
-                '&' => Tok::Amp,
-                '|' => Tok::Bar,
-                ';' => Tok::Semi,
-                '\\' => Tok::Bslash,
-                '(' => Tok::LPar,
-                ')' => Tok::RPar,
-                '[' => Tok::LBrac,
-                ']' => Tok::RBrac,
-                ',' => Tok::Comma,
-                _ => return Err(CatError::at(start, &format!("unexpected character {c:?}"))),
-            };
-            out.push(Token { tok, line: start });
-            i += 1;
-        }
+            l.i += 1;
+            Some(
+                punctuation(c)
+                    .ok_or_else(|| CatError::at(start, &format!("unexpected character {c:?}")))?,
+            )
+        };
+        out.extend(tok.map(|tok| Token { tok, line: start }));
     }
     Ok(out)
+}
+
+/// The text being lexed and where the lexer stands in it.
+struct Lexer {
+    cs: Vec<char>,
+    i: usize,
+    line: usize,
+}
+
+impl Lexer {
+    /// Skips a `//` comment, up to the end of its line.
+    fn line_comment(&mut self) {
+        while self.i < self.cs.len() && self.cs[self.i] != '\n' {
+            self.i += 1;
+        }
+    }
+
+    /// Skips a `(* … *)` or `/* … */` comment, `close` being its last character.
+    fn block_comment(&mut self, close: char) -> Result<(), CatError> {
+        let start = self.line;
+        self.i += 2;
+        loop {
+            if self.i + 1 >= self.cs.len() {
+                return Err(CatError::at(start, "comment never closed"));
+            }
+            if self.cs[self.i] == '\n' {
+                self.line += 1;
+            }
+            if self.cs[self.i] == '*' && self.cs[self.i + 1] == close {
+                self.i += 2;
+                return Ok(());
+            }
+            self.i += 1;
+        }
+    }
+
+    /// A `"…"` string, which may span lines.
+    fn string(&mut self) -> Result<Tok, CatError> {
+        let start = self.line;
+        let mut s = String::new();
+        self.i += 1;
+        while self.i < self.cs.len() && self.cs[self.i] != '"' {
+            if self.cs[self.i] == '\n' {
+                self.line += 1;
+            }
+            s.push(self.cs[self.i]);
+            self.i += 1;
+        }
+        if self.i >= self.cs.len() {
+            return Err(CatError::at(start, "string never closed"));
+        }
+        self.i += 1;
+        Ok(Tok::Str(s))
+    }
+
+    /// `^-1`, `^+` or `^*`.
+    fn hat(&mut self) -> Result<Tok, CatError> {
+        let (tok, len) = match (self.cs.get(self.i + 1), self.cs.get(self.i + 2)) {
+            (Some('-'), Some('1')) => (Tok::Inv, 3),
+            (Some('+'), _) => (Tok::HatPlus, 2),
+            (Some('*'), _) => (Tok::HatStar, 2),
+            _ => {
+                return Err(CatError::at(
+                    self.line,
+                    "`^` must be followed by -1, + or *",
+                ))
+            }
+        };
+        self.i += len;
+        Ok(tok)
+    }
+
+    /// A name: the longest run of name characters.
+    fn name(&mut self) -> Tok {
+        let mut s = String::new();
+        while self.i < self.cs.len() && name_char(self.cs[self.i]) {
+            s.push(self.cs[self.i]);
+            self.i += 1;
+        }
+        Tok::Name(s)
+    }
+}
+
+/// The one-character token `c`, if it is one.
+fn punctuation(c: char) -> Option<Tok> {
+    Some(match c {
+        '=' => Tok::Eq,
+        '*' => Tok::Star,
+        '+' => Tok::Plus,
+        '?' => Tok::Opt,
+        '~' => Tok::Not,
+        '&' => Tok::Amp,
+        '|' => Tok::Bar,
+        ';' => Tok::Semi,
+        '\\' => Tok::Bslash,
+        '(' => Tok::LPar,
+        ')' => Tok::RPar,
+        '[' => Tok::LBrac,
+        ']' => Tok::RBrac,
+        ',' => Tok::Comma,
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

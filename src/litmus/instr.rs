@@ -353,27 +353,7 @@ impl Parser<'_> {
     /// `bar`/`barrier` with `[.cta].{sync,arrive,red.op}` or `.cluster.{arrive,wait}`.
     fn barrier(&mut self, q: &mut Quals) -> Result<Barrier, ParseError> {
         if q.take_word("`.cluster`", "cluster") {
-            let arrive = q.require(self, "`.arrive` or `.wait`", |w| match w {
-                "arrive" => Some(true),
-                "wait" => Some(false),
-                _ => None,
-            })?;
-            let barrier = if arrive {
-                let relaxed = q
-                    .take("`.release` or `.relaxed`", |w| match w {
-                        "release" => Some(false),
-                        "relaxed" => Some(true),
-                        _ => None,
-                    })
-                    .unwrap_or(false);
-                Barrier::ClusterArrive { relaxed }
-            } else {
-                q.take_word("`.acquire`", "acquire");
-                Barrier::ClusterWait
-            };
-            q.take_word("`.aligned`", "aligned");
-            q.finish(self)?;
-            return Ok(barrier);
+            return self.cluster_barrier(q);
         }
         q.take_word("`.cta`", "cta");
         let kind = q.require(self, "`.sync`, `.arrive` or `.red`", |w| match w {
@@ -402,6 +382,43 @@ impl Parser<'_> {
             }
             None => None,
         };
+        self.cta_barrier_operands(q, &kind, red_op.zip(dst))
+    }
+
+    /// `barrier.cluster.arrive[.release|.relaxed]` or `barrier.cluster.wait[.acquire]`, past
+    /// `.cluster`.
+    fn cluster_barrier(&mut self, q: &mut Quals) -> Result<Barrier, ParseError> {
+        let arrive = q.require(self, "`.arrive` or `.wait`", |w| match w {
+            "arrive" => Some(true),
+            "wait" => Some(false),
+            _ => None,
+        })?;
+        let barrier = if arrive {
+            let relaxed = q
+                .take("`.release` or `.relaxed`", |w| match w {
+                    "release" => Some(false),
+                    "relaxed" => Some(true),
+                    _ => None,
+                })
+                .unwrap_or(false);
+            Barrier::ClusterArrive { relaxed }
+        } else {
+            q.take_word("`.acquire`", "acquire");
+            Barrier::ClusterWait
+        };
+        q.take_word("`.aligned`", "aligned");
+        q.finish(self)?;
+        Ok(barrier)
+    }
+
+    /// A CTA barrier's operands after its qualifiers (and, for `bar.red`, its destination):
+    /// the barrier id, then Dat3M's instance count and quorum, or `bar.red`'s predicate.
+    fn cta_barrier_operands(
+        &mut self,
+        q: &Quals,
+        kind: &str,
+        red: Option<(BarRedOp, Reg)>,
+    ) -> Result<Barrier, ParseError> {
         let id = self.operand()?;
         let mut rest = Vec::new();
         let mut starts = Vec::new();
@@ -420,8 +437,8 @@ impl Parser<'_> {
                 ),
             )
         };
-        let op = match (red_op, dst) {
-            (Some(op), Some(dst)) => {
+        let op = match red {
+            Some((op, dst)) => {
                 let Some(pred) = rest.pop() else {
                     return Err(self.unexpected("`,` and the predicate operand of `bar.red`"));
                 };
@@ -430,8 +447,8 @@ impl Parser<'_> {
                 }
                 BarOp::Red { op, dst, pred }
             }
-            _ if kind == "sync" => BarOp::Sync,
-            _ => BarOp::Arrive,
+            None if kind == "sync" => BarOp::Sync,
+            None => BarOp::Arrive,
         };
         // Dat3M's form: instance, then resource, then quorum (`bar.cta.sync 1, 1, 3`).
         if rest.len() > 2 {
