@@ -19,6 +19,27 @@ struct Row {
 
 /// Times the checker and prints the table.
 pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
+    let suites = suites(args)?;
+    let limit = super::bounded_check::timeout(args.timeout)?;
+    let mut rows = Vec::new();
+    let mut all: Vec<(Duration, String)> = Vec::new();
+    for suite in &suites {
+        let (mut times, errors) = time_suite(args, suite, limit);
+        all.extend(times.iter().cloned());
+        rows.push(row(suite.display().to_string(), &mut times, errors));
+    }
+    let errors = rows.iter().map(|r| r.errors).sum();
+    rows.push(row("all".into(), &mut all, errors));
+    print_table(args, &rows);
+    Ok(if errors == 0 {
+        Exit::Success
+    } else {
+        Exit::Error
+    })
+}
+
+/// The suites named, or by default the project's and the third-party corpus, where present.
+fn suites(args: &BenchModelArgs) -> Result<Vec<PathBuf>, AppError> {
     let suites: Vec<PathBuf> = if args.paths.is_empty() {
         let own = super::suite::root().ok().into_iter();
         own.chain(std::iter::once(PathBuf::from("../shared/corpus")))
@@ -30,51 +51,60 @@ pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
     if suites.is_empty() {
         return Err("no suite found: give paths, or run from the project root".into());
     }
-    let runs = args.runs.max(1);
-    let limit = super::bounded_check::timeout(args.timeout)?;
-    let mut rows = Vec::new();
-    let mut all: Vec<(Duration, String)> = Vec::new();
-    for suite in &suites {
-        let mut times: Vec<(Duration, String)> = Vec::new();
-        let mut errors = 0;
-        for (path, parsed) in litmus::load(std::slice::from_ref(suite)) {
-            let Ok(test) = parsed else {
-                errors += 1;
-                continue;
-            };
-            let mut samples = Vec::with_capacity(runs);
-            let mut failure = None;
-            for _ in 0..runs {
-                let start = Instant::now();
-                let r = if args.verdict_only {
-                    super::bounded_check::decide(&test, limit).map(drop)
-                } else {
-                    super::bounded_check::check(&test, limit).map(drop)
-                };
-                samples.push(start.elapsed());
-                if let Err(e) = r {
-                    failure = Some(e);
-                    break;
-                }
-            }
-            if let Some(e) = failure {
+    Ok(suites)
+}
+
+/// Each test of `suite` with the median time of its checks, and how many tests failed to
+/// parse or to check (said on stderr).
+fn time_suite(
+    args: &BenchModelArgs,
+    suite: &PathBuf,
+    limit: Duration,
+) -> (Vec<(Duration, String)>, usize) {
+    let mut times = Vec::new();
+    let mut errors = 0;
+    for (path, parsed) in litmus::load(std::slice::from_ref(suite)) {
+        let Ok(test) = parsed else {
+            errors += 1;
+            continue;
+        };
+        match median_time(args, &test, limit) {
+            Ok(t) => times.push((t, path.display().to_string())),
+            Err(e) => {
                 errors += 1;
                 eprintln!("ptx-litmus: {}: {e}", path.display());
-                continue;
             }
-            samples.sort();
-            times.push((samples[samples.len() / 2], path.display().to_string()));
         }
-        all.extend(times.iter().cloned());
-        rows.push(row(suite.display().to_string(), &mut times, errors));
     }
-    let errors = rows.iter().map(|r| r.errors).sum();
-    rows.push(row("all".into(), &mut all, errors));
+    (times, errors)
+}
+
+/// The median time of `--runs` checks of `test` (the first failure ends them).
+fn median_time(
+    args: &BenchModelArgs,
+    test: &litmus::ast::Test,
+    limit: Duration,
+) -> Result<Duration, AppError> {
+    let mut samples = Vec::with_capacity(args.runs.max(1));
+    for _ in 0..args.runs.max(1) {
+        let start = Instant::now();
+        if args.verdict_only {
+            super::bounded_check::decide(test, limit).map(drop)?;
+        } else {
+            super::bounded_check::check(test, limit).map(drop)?;
+        }
+        samples.push(start.elapsed());
+    }
+    samples.sort();
+    Ok(samples[samples.len() / 2])
+}
+
+fn print_table(args: &BenchModelArgs, rows: &[Row]) {
     println!(
         "{:<22} {:>6} {:>6} {:>10} {:>10} {:>10} {:>10}  worst test",
         "suite", "tests", "errors", "total ms", "tests/s", "mean ms", "median ms"
     );
-    for r in &rows {
+    for r in rows {
         let tps = if r.total.is_zero() {
             0.0
         } else {
@@ -94,7 +124,8 @@ pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
         );
     }
     println!(
-        "(median of {runs} runs per test, one core, {} build{})",
+        "(median of {} runs per test, one core, {} build{})",
+        args.runs.max(1),
         crate::BUILD_PROFILE,
         if args.verdict_only {
             ", condition only"
@@ -102,11 +133,6 @@ pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
             ""
         }
     );
-    Ok(if errors == 0 {
-        Exit::Success
-    } else {
-        Exit::Error
-    })
 }
 
 fn ms(d: Duration) -> f64 {

@@ -458,23 +458,7 @@ fn finish_step(
         exits: o.exits,
         notes: o.notes,
     };
-    let write = |r: &StepRecord| {
-        let p = ctx.work.join(&rel).join(progress::RECORD);
-        std::fs::write(&p, serde_json::to_string_pretty(r).unwrap_or_default())
-            .map_err(|e| format!("{}: {e}", p.display()))
-    };
-    write(&record)?;
-    // What the archives before this one leave of the total that comes back.
-    let cap = limits::room(&ctx.out);
-    let packed = pack(&ctx.work, &rel, &step.name, &ctx.out, cap).and_then(|(archive, notes)| {
-        if notes.is_empty() {
-            return Ok(archive);
-        }
-        record.notes.extend(notes);
-        write(&record)?;
-        pack(&ctx.work, &rel, &step.name, &ctx.out, cap).map(|(a, _)| a)
-    });
-    let archive = match packed {
+    let archive = match pack_step(ctx, step, &rel, &mut record)? {
         Ok(a) => a,
         Err(why) => {
             // Not packed, so not brought back (a first try that fit is taken away too, as its
@@ -488,6 +472,43 @@ fn finish_step(
             ));
         }
     };
+    let line = step_line(step, &record, &archive);
+    println!("{line}");
+    Ok((line, record.complete))
+}
+
+/// Writes the step's record into its result folder and packs the folder into an archive under
+/// the output folder, within the room the archives before it left. Packing may add notes (what
+/// it left out); the record is then written again with them and packed again. The inner
+/// `Err` is why the step could not be packed; the outer one a record that could not be
+/// written.
+fn pack_step(
+    ctx: &Ctx,
+    step: &Step,
+    rel: &str,
+    record: &mut StepRecord,
+) -> Result<Result<PathBuf, String>, AppError> {
+    let write = |r: &StepRecord| {
+        let p = ctx.work.join(rel).join(progress::RECORD);
+        std::fs::write(&p, serde_json::to_string_pretty(r).unwrap_or_default())
+            .map_err(|e| format!("{}: {e}", p.display()))
+    };
+    write(record)?;
+    let cap = limits::room(&ctx.out);
+    Ok(
+        pack(&ctx.work, rel, &step.name, &ctx.out, cap).and_then(|(archive, notes)| {
+            if notes.is_empty() {
+                return Ok(archive);
+            }
+            record.notes.extend(notes);
+            write(record)?;
+            pack(&ctx.work, rel, &step.name, &ctx.out, cap).map(|(a, _)| a)
+        }),
+    )
+}
+
+/// The summary's line of a packed step: its state, time, exit codes, archive and notes.
+fn step_line(step: &Step, record: &StepRecord, archive: &Path) -> String {
     let state = if record.complete {
         "complete"
     } else {
@@ -506,8 +527,7 @@ fn finish_step(
     for n in &record.notes {
         line.push_str(&format!("\n  {n}"));
     }
-    println!("{line}");
-    Ok((line, record.complete))
+    line
 }
 
 /// Lines of a failed step's log kept in the summary (the work folder, and the log with it,

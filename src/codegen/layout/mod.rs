@@ -130,6 +130,34 @@ fn one_view() -> u32 {
     1
 }
 
+/// Refuses a CUDA array of `array_words` words, or a linear texture over `global_words`
+/// words, beyond what the driver can make.
+fn proxy_objects_fit(
+    array_words: u64,
+    linear_texture: bool,
+    global_words: u64,
+) -> Result<(), CodegenError> {
+    if array_words.div_ceil(SURFACE_ROW) > MAX_ARRAY_ROWS {
+        return Err(CodegenError::Unsupported {
+            construct: format!("a CUDA array of {array_words} words"),
+            reason: format!(
+                "a 2D surface has at most {MAX_ARRAY_ROWS} rows of {SURFACE_ROW} words; \
+                 lower the instances"
+            ),
+        });
+    }
+    if linear_texture && global_words > MAX_TEXTURE_ELEMENTS {
+        return Err(CodegenError::Unsupported {
+            construct: format!("a texture over {global_words} words"),
+            reason: format!(
+                "a linear texture spans at most {MAX_TEXTURE_ELEMENTS} elements; lower the \
+                 instances"
+            ),
+        });
+    }
+    Ok(())
+}
+
 impl Layout {
     /// Lays out `test` under `stress`, with `domains[k]` the values observable `k` (of
     /// [`crate::outcome::observables`]) can take.
@@ -155,24 +183,7 @@ impl Layout {
             .values()
             .any(|u| u.texture);
         let array_words = memory.array_words;
-        if array_words.div_ceil(SURFACE_ROW) > MAX_ARRAY_ROWS {
-            return Err(CodegenError::Unsupported {
-                construct: format!("a CUDA array of {array_words} words"),
-                reason: format!(
-                    "a 2D surface has at most {MAX_ARRAY_ROWS} rows of {SURFACE_ROW} words; \
-                     lower the instances"
-                ),
-            });
-        }
-        if linear_texture && memory.global_words > MAX_TEXTURE_ELEMENTS {
-            return Err(CodegenError::Unsupported {
-                construct: format!("a texture over {} words", memory.global_words),
-                reason: format!(
-                    "a linear texture spans at most {MAX_TEXTURE_ELEMENTS} elements; lower the \
-                     instances"
-                ),
-            });
-        }
+        proxy_objects_fit(array_words, linear_texture, memory.global_words)?;
         let testing_ctas = shape.tiles * shape.clusters * shape.cluster_dim;
         let spin_group = match stress.spin_group {
             0 => testing_ctas,
