@@ -283,60 +283,11 @@ impl Batch {
     /// Checks, runs and judges one test, and writes its record at once. Only a failed write
     /// ends the batch: every other failure is reported and skipped.
     fn run_test(&mut self, path: &Path) -> Result<(), AppError> {
-        let test = match litmus::parse_file(path) {
-            Ok(t) => t,
-            Err(e) => {
-                self.errors += 1;
-                self.skip(path, e.to_string());
-                return self.checkpoint();
-            }
-        };
-        for w in litmus::lint::warnings(&test) {
-            self.bar
-                .suspend(|| eprintln!("ptx-litmus: warning: {}: {w}", path.display()));
-        }
-        let (verdict, compared) = match self.model.verdict(&test, self.model_limit) {
-            Ok(v) => v,
-            Err(why) => {
-                self.skip(path, why);
-                return self.checkpoint();
-            }
-        };
-        if verdict.allowed.is_empty() && !verdict.hangs.is_empty() {
-            // Every execution waits for ever at a barrier: running it could only hang.
-            let why = format!("no execution completes: {}", verdict.hangs.join("; "));
-            self.skip(path, why);
+        let Some((test, verdict, compared)) = self.judge(path) else {
             return self.checkpoint();
-        }
-        let b = self.backend.as_str();
-        let observed = match run_one(
-            self.backend,
-            &test,
-            &verdict,
-            &self.run_params,
-            self.violations,
-            &self.bar,
-        ) {
-            Ok(r) => r,
-            Err(RunError::Unsupported(why)) => {
-                self.skip(path, format!("{b} backend: {why}"));
-                return self.checkpoint();
-            }
-            Err(RunError::Failed(why)) => {
-                self.errors += 1;
-                self.skip(path, format!("{b} backend: {why}"));
-                return self.checkpoint();
-            }
-            Err(e @ (RunError::TimedOut(_) | RunError::DeviceError(_))) => {
-                // The reason starts with `timed out:` or `device error:`, as `campaign` reads it.
-                self.errors += 1;
-                self.skip(path, e.to_string());
-                return self.checkpoint();
-            }
-            Err(RunError::DeviceLost(why)) => {
-                self.lost = Some(why);
-                return self.checkpoint();
-            }
+        };
+        let Some(observed) = self.observe(path, &test, &verdict) else {
+            return self.checkpoint();
         };
         let mut rec = test_record(&test, &path.display().to_string(), &verdict, &observed)?;
         if let Some(c) = compared {
@@ -362,6 +313,68 @@ impl Batch {
         self.writer.add(rec)?;
         self.bar.inc(1);
         self.checkpoint()
+    }
+
+    /// The test at `path`, parsed, linted and checked by the model, with the comparison of a
+    /// cat model against the built-in checker; `None` (the test skipped, saying why) when it
+    /// does not parse, the model gives no verdict or no execution of it completes.
+    fn judge(&mut self, path: &Path) -> Option<(Test, ModelVerdict, Option<String>)> {
+        let test = match litmus::parse_file(path) {
+            Ok(t) => t,
+            Err(e) => {
+                self.errors += 1;
+                self.skip(path, e.to_string());
+                return None;
+            }
+        };
+        for w in litmus::lint::warnings(&test) {
+            self.bar
+                .suspend(|| eprintln!("ptx-litmus: warning: {}: {w}", path.display()));
+        }
+        let (verdict, compared) = match self.model.verdict(&test, self.model_limit) {
+            Ok(v) => v,
+            Err(why) => {
+                self.skip(path, why);
+                return None;
+            }
+        };
+        if verdict.allowed.is_empty() && !verdict.hangs.is_empty() {
+            // Every execution waits for ever at a barrier: running it could only hang.
+            let why = format!("no execution completes: {}", verdict.hangs.join("; "));
+            self.skip(path, why);
+            return None;
+        }
+        Some((test, verdict, compared))
+    }
+
+    /// Runs `test` on the backend; `None` (the test skipped with the backend's reason, or the
+    /// device marked lost) when it did not complete.
+    fn observe(&mut self, path: &Path, test: &Test, verdict: &ModelVerdict) -> Option<TestRun> {
+        let b = self.backend.as_str();
+        let failed = match run_one(
+            self.backend,
+            test,
+            verdict,
+            &self.run_params,
+            self.violations,
+            &self.bar,
+        ) {
+            Ok(r) => return Some(r),
+            Err(RunError::Unsupported(why)) => {
+                self.skip(path, format!("{b} backend: {why}"));
+                return None;
+            }
+            Err(RunError::DeviceLost(why)) => {
+                self.lost = Some(why);
+                return None;
+            }
+            Err(RunError::Failed(why)) => format!("{b} backend: {why}"),
+            // The reason starts with `timed out:` or `device error:`, as `campaign` reads it.
+            Err(e @ (RunError::TimedOut(_) | RunError::DeviceError(_))) => e.to_string(),
+        };
+        self.errors += 1;
+        self.skip(path, failed);
+        None
     }
 
     /// Rewrites `run.json` with the skipped tests and time so far.
