@@ -114,40 +114,8 @@ pub fn run(
     tick: &mut dyn FnMut(u64, f64, &Histogram),
 ) -> Totals {
     let roles = prog.roles.len();
-    let batch = plan.batch;
-    let outs = prog
-        .roles
-        .iter()
-        .map(|r| {
-            (0..batch * (r.observed.len() + 1))
-                .map(|_| AtomicI64::new(0))
-                .collect()
-        })
-        .collect();
-    let sh = Shared {
-        prog,
-        plan,
-        mem: Arena::new(batch, &plan.layout),
-        bars: (0..batch * prog.barrier_slots * SLOT_WORDS)
-            .map(|_| AtomicI64::new(0))
-            .collect(),
-        starts: (0..match plan.sync {
-            Sync::Every(n) => batch.div_ceil(n as usize),
-            Sync::Round => 0,
-        })
-            .map(|_| AtomicU32::new(0))
-            .collect(),
-        abandon: AtomicBool::new(false),
-        outs,
-        start: SpinBarrier::new(roles),
-        end: SpinBarrier::new(roles),
-        assignment: (0..roles).map(AtomicUsize::new).collect(),
-        count: AtomicUsize::new(0),
-        totals: Mutex::new(Tally::default()),
-        done_instances: AtomicU64::new(0),
-        finished: AtomicBool::new(false),
-    };
-    for i in 0..batch {
+    let sh = Shared::new(prog, plan);
+    for i in 0..plan.batch {
         reset(&sh, i);
     }
     let started = Instant::now();
@@ -168,19 +136,7 @@ pub fn run(
                 }
             });
         }
-        let mut last_tick = Instant::now();
-        while !sh.finished.load(Ordering::Acquire) {
-            std::thread::sleep(Duration::from_millis(10));
-            if last_tick.elapsed() >= Duration::from_millis(100) {
-                last_tick = Instant::now();
-                let t = sh.totals.lock().expect("no worker panics holding the lock");
-                tick(
-                    sh.done_instances.load(Ordering::Relaxed),
-                    started.elapsed().as_secs_f64(),
-                    &t.histogram,
-                );
-            }
-        }
+        watch(&sh, started, tick);
     });
     let elapsed_s = started.elapsed().as_secs_f64();
     let tally = sh.totals.into_inner().expect("workers joined");
@@ -194,6 +150,64 @@ pub fn run(
         partial: partial.load(Ordering::Relaxed),
         elapsed_s,
         cpu_s: (cpu_known.into_inner() == roles).then(|| cpu_ns.into_inner() as f64 * 1e-9),
+    }
+}
+
+/// Reports progress every 100 ms until the workers finish.
+fn watch(sh: &Shared<'_>, started: Instant, tick: &mut dyn FnMut(u64, f64, &Histogram)) {
+    let mut last_tick = Instant::now();
+    while !sh.finished.load(Ordering::Acquire) {
+        std::thread::sleep(Duration::from_millis(10));
+        if last_tick.elapsed() >= Duration::from_millis(100) {
+            last_tick = Instant::now();
+            let t = sh.totals.lock().expect("no worker panics holding the lock");
+            tick(
+                sh.done_instances.load(Ordering::Relaxed),
+                started.elapsed().as_secs_f64(),
+                &t.histogram,
+            );
+        }
+    }
+}
+
+impl<'a> Shared<'a> {
+    /// The state the workers of a run of `prog` under `plan` share: memory, barrier slots,
+    /// start flags and result words for each instance of a batch (each then `reset`).
+    fn new(prog: &'a Program, plan: &'a Plan) -> Shared<'a> {
+        let roles = prog.roles.len();
+        let batch = plan.batch;
+        let outs = prog
+            .roles
+            .iter()
+            .map(|r| {
+                (0..batch * (r.observed.len() + 1))
+                    .map(|_| AtomicI64::new(0))
+                    .collect()
+            })
+            .collect();
+        Shared {
+            prog,
+            plan,
+            mem: Arena::new(batch, &plan.layout),
+            bars: (0..batch * prog.barrier_slots * SLOT_WORDS)
+                .map(|_| AtomicI64::new(0))
+                .collect(),
+            starts: (0..match plan.sync {
+                Sync::Every(n) => batch.div_ceil(n as usize),
+                Sync::Round => 0,
+            })
+                .map(|_| AtomicU32::new(0))
+                .collect(),
+            abandon: AtomicBool::new(false),
+            outs,
+            start: SpinBarrier::new(roles),
+            end: SpinBarrier::new(roles),
+            assignment: (0..roles).map(AtomicUsize::new).collect(),
+            count: AtomicUsize::new(0),
+            totals: Mutex::new(Tally::default()),
+            done_instances: AtomicU64::new(0),
+            finished: AtomicBool::new(false),
+        }
     }
 }
 
