@@ -77,33 +77,60 @@ pub fn merge(
         message: "nothing to merge".into(),
     })?;
     for s in &sets[1..] {
-        if s.run.backend != first.run.backend {
-            return Err(incompatible(
-                first,
-                s,
-                "backend",
-                &first.run.backend,
-                &s.run.backend,
-            ));
-        }
-        let (ma, mb) = (judged_by(&first.run), judged_by(&s.run));
-        if ma != mb {
-            return Err(incompatible(first, s, "models", &ma, &mb));
-        }
-        let (a, b) = (&first.run.parameters, &s.run.parameters);
-        if experiment(a) != experiment(b) {
-            return Err(ResultsError::Incompatible {
-                message: format!(
-                    "{} and {}: different {}; these are different experiments, compare them \
-                     with `diff` (repeats may differ only in seed and budget)",
-                    first.dir.display(),
-                    s.dir.display(),
-                    differing(a, b).join(", ")
-                ),
-            });
-        }
+        same_experiment(first, s)?;
     }
     refuse_repeats(sets)?;
+    let run = merged_run(sets, run_id);
+    let mut by_test: BTreeMap<(String, String), TestRecord> = BTreeMap::new();
+    for s in sets {
+        for t in &s.tests {
+            let key = (t.name.clone(), t.path.clone());
+            match by_test.get_mut(&key) {
+                None => {
+                    by_test.insert(key, t.clone());
+                }
+                Some(acc) => add_test(acc, t)?,
+            }
+        }
+    }
+    Ok((run, by_test.into_values().collect()))
+}
+
+/// Refuses to merge `s` with `first` unless both ran the same experiment: backend, model and
+/// parameters, seed and budget aside.
+fn same_experiment(first: &ResultSet, s: &ResultSet) -> Result<(), ResultsError> {
+    if s.run.backend != first.run.backend {
+        return Err(incompatible(
+            first,
+            s,
+            "backend",
+            &first.run.backend,
+            &s.run.backend,
+        ));
+    }
+    let (ma, mb) = (judged_by(&first.run), judged_by(&s.run));
+    if ma != mb {
+        return Err(incompatible(first, s, "models", &ma, &mb));
+    }
+    let (a, b) = (&first.run.parameters, &s.run.parameters);
+    if experiment(a) != experiment(b) {
+        return Err(ResultsError::Incompatible {
+            message: format!(
+                "{} and {}: different {}; these are different experiments, compare them \
+                 with `diff` (repeats may differ only in seed and budget)",
+                first.dir.display(),
+                s.dir.display(),
+                differing(a, b).join(", ")
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The merged set's `run.json`: the first set's, with the times, tests, provenance and
+/// parameters of all, each run kept as a part.
+fn merged_run(sets: &[ResultSet], run_id: &str) -> RunRecord {
+    let first = &sets[0];
     let mut run = first.run.clone();
     run.run_id = run_id.into();
     run.shard = None;
@@ -135,20 +162,7 @@ pub fn merge(
             s.run.merged_from.clone()
         }
     }));
-
-    let mut by_test: BTreeMap<(String, String), TestRecord> = BTreeMap::new();
-    for s in sets {
-        for t in &s.tests {
-            let key = (t.name.clone(), t.path.clone());
-            match by_test.get_mut(&key) {
-                None => {
-                    by_test.insert(key, t.clone());
-                }
-                Some(acc) => add_test(acc, t)?,
-            }
-        }
-    }
-    Ok((run, by_test.into_values().collect()))
+    run
 }
 
 /// Every run the sets combine (a merged set's own parts, or the set itself), by run id.
