@@ -11,6 +11,8 @@ backend=${CAMPAIGN_BACKEND:-cuda}
 secs=400
 [ "$backend" = cpu ] && secs=20
 secs=${TUNE_SECONDS:-$secs}
+# From the step's folder, so that tune.txt names the files it wrote as they lie beside it.
+cd "$out" || exit 2
 timeout -k 5 $((secs + 40)) "$bin" tune --backend "$backend" --seed 1 --budget "$secs" \
-    --out "$out/tuned" 2>&1 | tee "$out/tune.txt"
+    --out tuned 2>&1 | tee tune.txt
 exit "${PIPESTATUS[0]}"

@@ -439,6 +439,9 @@ fn the_checked_in_tune_step_runs_on_the_cpu_backend_and_unpacks_with_its_page() 
     }
     let page = std::fs::read_to_string(tuned.join("tune.html")).unwrap();
     assert_eq!(page.matches("<svg").count(), 6, "one plot per family");
+    // The step's output names the files as they lie beside it, not in the machine's work folder.
+    let said = std::fs::read_to_string(step_dir(&results, "tune").join("tune.txt")).unwrap();
+    assert!(said.contains("-> tuned/IRIW.stress"), "{said}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 
