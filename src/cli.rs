@@ -352,6 +352,9 @@ pub struct CampaignTableArgs {
     /// The step whose `bench-*.txt` tables follow.
     #[arg(long, default_value = "bench")]
     pub bench_step: String,
+    /// The step whose tuned folder's search records give the Tuned table, last.
+    #[arg(long, default_value = "tune")]
+    pub tune_step: String,
 }
 
 /// Arguments of `campaign status`.

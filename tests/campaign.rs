@@ -442,6 +442,24 @@ fn the_checked_in_tune_step_runs_on_the_cpu_backend_and_unpacks_with_its_page() 
     // The step's output names the files as they lie beside it, not in the machine's work folder.
     let said = std::fs::read_to_string(step_dir(&results, "tune").join("tune.txt")).unwrap();
     assert!(said.contains("-> tuned/IRIW.stress"), "{said}");
+    // `campaign table` ends with the Tuned table: a row per family, the peer's figure for IRIW.
+    let o = bin()
+        .args(["campaign", "table", "--backend", "cpu", "--results"])
+        .arg(&results)
+        .output()
+        .unwrap();
+    let table = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let tuned = table.split("Tuned, from").nth(1).expect("a Tuned table");
+    for family in ["SB", "MP", "LB", "2+2W", "WRC", "IRIW"] {
+        let row = tuned
+            .lines()
+            .find(|l| l.starts_with(&format!("| {family} |")));
+        let row = row.unwrap_or_else(|| panic!("no {family} row in {tuned}"));
+        let cells: Vec<&str> = row.split(" | ").collect();
+        assert_eq!(cells.len(), 8, "{row}");
+        assert_eq!(cells[6] == "2.80e6", family == "IRIW", "{row}");
+    }
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -75,6 +75,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ("tests", "random tests"),
     ("time", "seconds per"),
     ("timeout", "give up"),
+    ("tune-step", "tuned folder"),
     ("validate", "validate"),
     ("verbose", "sass"),
     ("verdict-only", "condition"),

@@ -1,12 +1,13 @@
 //! `ptx-litmus campaign table`: the README's Results tables from the committed step records.
 //! Per machine, the per-shape table of the suite steps' latest complete result sets
-//! ([`crate::report::shapes`]), then the bench step's tables as it wrote them. Nothing is
-//! typed by hand, so the README quotes the measured numbers only.
+//! ([`crate::report::shapes`]), then the bench step's tables as it wrote them, then the tune
+//! step's Tuned table ([`crate::report::tuned`]). Nothing is typed by hand, so the README
+//! quotes the measured numbers only.
 
 use super::{AppError, Exit};
 use crate::campaign::progress;
 use crate::cli::CampaignTableArgs;
-use crate::report::shapes;
+use crate::report::{shapes, tune_page, tuned};
 use crate::results::{self, ResultSet};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -31,13 +32,18 @@ pub fn table(args: &CampaignTableArgs) -> Result<Exit, AppError> {
             .insert(f.record.step.clone(), f.dir.clone());
     }
     machines.retain(|_, steps| {
-        args.steps.iter().any(|s| steps.contains_key(s)) || steps.contains_key(&args.bench_step)
+        let extra = [&args.bench_step, &args.tune_step];
+        args.steps
+            .iter()
+            .chain(extra)
+            .any(|s| steps.contains_key(s))
     });
     if machines.is_empty() {
         return Err(format!(
-            "no complete step among {} or {} on the {} backend under {}",
+            "no complete step among {}, {} or {} on the {} backend under {}",
             args.steps.join(", "),
             args.bench_step,
+            args.tune_step,
             c.backend.as_str(),
             c.results.display()
         )
@@ -48,6 +54,9 @@ pub fn table(args: &CampaignTableArgs) -> Result<Exit, AppError> {
         shape_table(args, steps)?;
         if let Some(dir) = steps.get(&args.bench_step) {
             bench_tables(dir)?;
+        }
+        if let Some(dir) = steps.get(&args.tune_step) {
+            tuned_table(dir)?;
         }
     }
     Ok(Exit::Success)
@@ -70,6 +79,18 @@ fn shape_table(
     println!("From {}:\n", shown.join(", "));
     let refs: Vec<&ResultSet> = sets.iter().collect();
     println!("{}", shapes::markdown(&shapes::rows(&refs)));
+    Ok(())
+}
+
+/// The tune step's Tuned table, from the search records of its `tuned/` folder.
+fn tuned_table(dir: &Path) -> Result<(), AppError> {
+    let tuned = dir.join("tuned");
+    let records = tune_page::read_dir(&tuned)?;
+    if records.is_empty() {
+        return Err(format!("{}: no search record (*.search.json)", tuned.display()).into());
+    }
+    println!("Tuned, from `{}`:\n", tuned.display());
+    println!("{}", tuned::markdown(&records));
     Ok(())
 }
 

@@ -305,10 +305,7 @@ fn provenance_lines(ctx: &Context<'_>, outcome: &Outcome) -> Vec<(String, String
 /// where the baseline stayed, the closest challenger's.
 fn final_race(space: &Space, outcome: &Outcome) -> Option<String> {
     let d = outcome.decision.as_ref()?;
-    let ratio_of = |trial: usize| {
-        let k = d.finalists.iter().position(|&i| i == trial)?;
-        d.vs_baseline.get(k).copied().flatten()
-    };
+    let ratio_of = |trial: usize| outcome.vs_baseline(trial);
     let show = |r: Ratio| {
         let high = if r.high == f64::MAX {
             "unbounded".to_string()

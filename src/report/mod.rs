@@ -18,6 +18,7 @@ pub mod summary;
 pub mod table;
 pub mod tune_page;
 pub mod tune_race;
+pub mod tuned;
 
 use crate::results::{self, record_stems, ResultSet, ResultsError, TestRecord};
 use std::path::{Path, PathBuf};

@@ -14,6 +14,9 @@ use std::path::Path;
 pub const PEER: &str = "cuda-litmus on Hopper (published): median 2.7e8 and max 9.3e8 \
                         instances/s; best RWC 7.6M weak/s; best IRIW 2.8M weak/s.";
 
+/// The best weak outcomes per second of [`PEER`], by shape family.
+pub const PEER_WEAK_PER_S: [(&str, f64); 2] = [("RWC", 7.6e6), ("IRIW", 2.8e6)];
+
 /// The shapes the Results table names, in its order, by folder (the rest follow).
 const FIRST: [(&str, &str); 10] = [
     ("mp", "MP"),
@@ -140,6 +143,14 @@ pub fn markdown(rows: &[ShapeRow]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_peer_line_states_each_best_weak_rate_the_tables_use() {
+        for (family, v) in PEER_WEAK_PER_S {
+            let said = format!("best {family} {:.1}M weak/s", v / 1e6);
+            assert!(PEER.contains(&said), "{said} not in {PEER}");
+        }
+    }
 
     #[test]
     fn shapes_come_in_the_results_table_order_then_by_folder() {

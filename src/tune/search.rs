@@ -50,6 +50,16 @@ pub struct Outcome {
     pub decision: Option<Decision>,
 }
 
+impl Outcome {
+    /// Trial `trial`'s weak/s over the baseline's, round by round in the final race; `None`
+    /// when it was no finalist or the race gave no interval.
+    pub fn vs_baseline(&self, trial: usize) -> Option<crate::tune::field::Ratio> {
+        let d = self.decision.as_ref()?;
+        let k = d.finalists.iter().position(|&i| i == trial)?;
+        d.vs_baseline.get(k).copied().flatten()
+    }
+}
+
 /// Runs the search over `space` under `plan`.
 pub fn search(space: &Space, plan: &Plan, eval: &mut dyn Evaluator) -> Result<Outcome, String> {
     let mut rng = Rng::new(plan.seed);
