@@ -2,7 +2,7 @@
 //! in processes of its own, each packed into one archive under `--out`, plus `summary.txt`.
 
 use super::campaign::{pace, standing};
-use super::campaign_child::{supervise, Ended};
+use super::campaign_child::supervise;
 use super::campaign_pack::pack;
 use super::campaign_resume::{self, Resume};
 use super::campaign_tests::run_command;
@@ -330,76 +330,114 @@ fn run_tests(
     deadline: Instant,
 ) -> Result<Outcome, String> {
     let (paths, flags) = split_run(args);
-    let mut todo: Vec<String> = paths.to_vec();
-    let mut parts = Vec::new();
-    let mut exits = Vec::new();
-    let mut notes = Vec::new();
-    let mut all: BTreeSet<String> = BTreeSet::new();
-    let mut done: BTreeSet<String> = BTreeSet::new();
+    let mut t = Tries::new(paths, resume);
     let log = ctx.work.join(format!("{run}.log"));
-    match resume {
-        Some(Ok(r)) => {
-            notes.push(r.note());
-            todo = r.left();
-            parts.push(r.set);
-            all = r.all;
-            done = r.done;
-        }
-        Some(Err(why)) => notes.push(format!("not resumed: {why}; every test ran again")),
-        None => {}
-    }
-    if let Some(first) = notes.first() {
+    if let Some(first) = t.notes.first() {
         std::fs::write(&log, format!("{first}\n")).map_err(|e| e.to_string())?;
     }
-    let mut end = Ended {
-        code: None,
-        stopped: false,
-    };
-    for k in 1..=MAX_PROCESSES {
-        if todo.is_empty() {
-            break;
-        }
-        let id = format!("{run}.p{k}");
-        let part = ctx.work.join("parts").join(&id);
-        let cmd = run_command(&ctx.exe, &todo, flags, &ctx.backend, &id, &part);
-        end = supervise(cmd, deadline, &log)?;
-        exits.push(end.code.unwrap_or(-1));
-        let Some(set) = only_set(&part) else { break };
-        let Some((names, covered)) = covered(&set) else {
-            break;
-        };
-        parts.push(set);
-        all.extend(names);
-        let before = done.len();
-        done.extend(covered);
-        let left: Vec<String> = all.difference(&done).cloned().collect();
-        if end.stopped || end.code != Some(4) || left.is_empty() || done.len() == before {
-            break;
-        }
-        notes.push(format!(
-            "process {k} lost the device; {} test(s) went on in process {}",
-            left.len(),
-            k + 1
-        ));
-        todo = left;
+    let stopped = t.run(ctx, flags, run, deadline, &log)?;
+    if stopped {
+        t.notes
+            .push("stopped at the end of the budget; the rest of the step did not run".into());
     }
-    if end.stopped {
-        notes.push("stopped at the end of the budget; the rest of the step did not run".into());
-    }
-    if parts.is_empty() {
+    if t.parts.is_empty() {
         return Err(format!(
-            "ptx-litmus run wrote no result set (exit codes {exits:?}); the end of its log:"
+            "ptx-litmus run wrote no result set (exit codes {:?}); the end of its log:",
+            t.exits
         ));
     }
-    let complete = !end.stopped && !all.is_empty() && all.is_subset(&done);
-    merge_parts(&parts, run, dir, complete)?;
+    let complete = !stopped && !t.all.is_empty() && t.all.is_subset(&t.done);
+    merge_parts(&t.parts, run, dir, complete)?;
     std::fs::copy(&log, dir.join("log.txt")).map_err(|e| e.to_string())?;
     Ok(Outcome {
         run: run.into(),
         complete,
-        exits,
-        notes,
+        exits: t.exits,
+        notes: t.notes,
     })
+}
+
+/// A `run` step's processes so far: the tests left, the result sets they wrote (a resumed
+/// try's first), their exit codes, the notes for the step's record, and the tests known and
+/// covered.
+struct Tries {
+    todo: Vec<String>,
+    parts: Vec<PathBuf>,
+    exits: Vec<i32>,
+    notes: Vec<String>,
+    all: BTreeSet<String>,
+    done: BTreeSet<String>,
+}
+
+impl Tries {
+    /// Before the first process: every test of `paths`, or what a resumed try left.
+    fn new(paths: &[String], resume: Option<Result<Resume, String>>) -> Tries {
+        let mut t = Tries {
+            todo: paths.to_vec(),
+            parts: Vec::new(),
+            exits: Vec::new(),
+            notes: Vec::new(),
+            all: BTreeSet::new(),
+            done: BTreeSet::new(),
+        };
+        match resume {
+            Some(Ok(r)) => {
+                t.notes.push(r.note());
+                t.todo = r.left();
+                t.parts.push(r.set);
+                t.all = r.all;
+                t.done = r.done;
+            }
+            Some(Err(why)) => t
+                .notes
+                .push(format!("not resumed: {why}; every test ran again")),
+            None => {}
+        }
+        t
+    }
+
+    /// Runs the tests left, a fresh process after each that lost the device (at most
+    /// [`MAX_PROCESSES`]); whether the deadline stopped the last one.
+    fn run(
+        &mut self,
+        ctx: &Ctx,
+        flags: &[String],
+        run: &str,
+        deadline: Instant,
+        log: &Path,
+    ) -> Result<bool, String> {
+        for k in 1..=MAX_PROCESSES {
+            if self.todo.is_empty() {
+                break;
+            }
+            let id = format!("{run}.p{k}");
+            let part = ctx.work.join("parts").join(&id);
+            let cmd = run_command(&ctx.exe, &self.todo, flags, &ctx.backend, &id, &part);
+            let end = supervise(cmd, deadline, log)?;
+            self.exits.push(end.code.unwrap_or(-1));
+            let Some(set) = only_set(&part) else {
+                return Ok(end.stopped);
+            };
+            let Some((names, covered)) = covered(&set) else {
+                return Ok(end.stopped);
+            };
+            self.parts.push(set);
+            self.all.extend(names);
+            let before = self.done.len();
+            self.done.extend(covered);
+            let left: Vec<String> = self.all.difference(&self.done).cloned().collect();
+            if end.stopped || end.code != Some(4) || left.is_empty() || self.done.len() == before {
+                return Ok(end.stopped);
+            }
+            self.notes.push(format!(
+                "process {k} lost the device; {} test(s) went on in process {}",
+                left.len(),
+                k + 1
+            ));
+            self.todo = left;
+        }
+        Ok(false)
+    }
 }
 
 /// The parts as one result set at `dir` (complete when every test is covered), with every
