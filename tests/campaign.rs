@@ -463,6 +463,48 @@ fn the_checked_in_tune_step_runs_on_the_cpu_backend_and_unpacks_with_its_page() 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_process_that_saw_a_violation_before_it_lost_the_device_still_hands_on_its_tests() {
+    // Under a model that allows nothing, every test counted is a violation, so `run` exits 1
+    // (a finding comes first) although it also lost the device.
+    let dir = scratch("finding-then-lost");
+    let never = dir.join("never.cat");
+    std::fs::write(&never, "PTX never\nacyclic id as never\n").unwrap();
+    let manifest = dir.join("m.txt");
+    std::fs::write(
+        &manifest,
+        format!(
+            "sb 60 run litmus/sb --iterations 500 --model {} -o inject=hang:{HUNG}:0.3\n",
+            never.display()
+        ),
+    )
+    .unwrap();
+    let (out, results) = (dir.join("out"), dir.join("results"));
+    let dirs = [
+        ("--manifest", manifest.as_path()),
+        ("--results", results.as_path()),
+        ("--out", out.as_path()),
+    ];
+    let o = campaign(&["run", "--backend", "cpu", "--budget", "90s"], &dirs);
+    let said = text(&o.stdout);
+    assert!(said.contains("sb: complete"), "{said}{}", text(&o.stderr));
+    assert!(
+        said.contains("process 1 lost the device; 15 test(s) went on in process 2"),
+        "{said}"
+    );
+    let archive = out.join("sb.tar.gz");
+    let u = bin()
+        .args(["campaign", "unpack", "--results"])
+        .arg(&results)
+        .arg(&archive)
+        .output()
+        .unwrap();
+    assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+    let rec = progress::read(&step_dir(&results, "sb").join(progress::RECORD)).unwrap();
+    assert_eq!(rec.exits, [1, 1]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// What a device call may carry in all (the tracked tree plus the carried paths).
 const CARRY_LIMIT: u64 = 64 << 20;
 /// Room kept for the `device` profile's binary (about 6 MB), the corpus copy and the cubins.

@@ -319,7 +319,8 @@ fn only_set(dir: &Path) -> Option<PathBuf> {
 }
 
 /// A `run` step: `ptx-litmus run` in a process (on the tests an earlier try left, when it
-/// resumes); when it loses the device (exit 4) with tests left, the rest in a fresh one; then
+/// resumes); when it loses the device (exit 4, or 1 after a violation) with tests left, the
+/// rest in a fresh one; then
 /// the parts, the earlier try's set first, merged into one result set at `dir`.
 fn run_tests(
     ctx: &Ctx,
@@ -426,7 +427,8 @@ impl Tries {
             let before = self.done.len();
             self.done.extend(covered);
             let left: Vec<String> = self.all.difference(&self.done).cloned().collect();
-            if end.stopped || end.code != Some(4) || left.is_empty() || self.done.len() == before {
+            let lost = may_have_lost_the_device(end.code);
+            if end.stopped || !lost || left.is_empty() || self.done.len() == before {
                 return Ok(end.stopped);
             }
             self.notes.push(format!(
@@ -438,6 +440,13 @@ impl Tries {
         }
         Ok(false)
     }
+}
+
+/// Whether a `run` process that exited with `code` and left tests may have lost its device:
+/// it exits 4 when it did, but 1 when it had also seen a violation, a finding coming first in
+/// its exit code. Either way the tests it left go on in a fresh process.
+fn may_have_lost_the_device(code: Option<i32>) -> bool {
+    code == Some(Exit::DeviceLost as i32) || code == Some(Exit::Finding as i32)
 }
 
 /// The parts as one result set at `dir` (complete when every test is covered), with every
