@@ -460,6 +460,10 @@ fn the_checked_in_tune_step_runs_on_the_cpu_backend_and_unpacks_with_its_page() 
         assert_eq!(cells.len(), 8, "{row}");
         assert_eq!(cells[6] == "2.80e6", family == "IRIW", "{row}");
     }
+    // In the shape table's order.
+    let at = |f: &str| tuned.find(&format!("| {f} |")).unwrap();
+    let order = ["MP", "SB", "LB", "IRIW", "2+2W", "WRC"];
+    assert!(order.windows(2).all(|w| at(w[0]) < at(w[1])), "{tuned}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

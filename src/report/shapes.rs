@@ -67,7 +67,7 @@ fn folder(path: &str) -> String {
 }
 
 /// Where a folder's shape comes in the table, and its name (the folder's own when unknown).
-fn shape(folder: &str) -> (usize, String) {
+pub fn shape(folder: &str) -> (usize, String) {
     if let Some(k) = FIRST.iter().position(|(f, _)| *f == folder) {
         return (k, FIRST[k].1.to_string());
     }

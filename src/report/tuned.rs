@@ -4,13 +4,15 @@
 //! number is read from the search records.
 
 use super::format;
-use super::shapes::PEER_WEAK_PER_S;
+use super::shapes::{shape, PEER_WEAK_PER_S};
 use crate::text::md_text as cell;
 use crate::tune::SearchRecord;
 use std::fmt::Write;
 
-/// The table of `records`, one row per family, in Markdown.
+/// The table of `records`, one row per family in the shape table's order, in Markdown.
 pub fn markdown(records: &[SearchRecord]) -> String {
+    let mut records: Vec<&SearchRecord> = records.iter().collect();
+    records.sort_by_key(|r| (shape(&r.family.to_lowercase()).0, r.family.clone()));
     let mut m = String::from(
         "| family | measured | baseline weak/s | tuned weak/s | tuned instances/s | × baseline \
          (final race, 99 %) | cuda-litmus best weak/s | tuned settings |\n\
