@@ -351,6 +351,50 @@ fn a_sticky_device_fault_ends_the_test_as_a_device_error() {
     assert!(ran.reasons()[0].contains("CUDA_ERROR_ILLEGAL_ADDRESS"));
 }
 
+#[test]
+fn a_step_whose_processes_keep_losing_the_device_stops_after_sixteen_and_says_what_is_left() {
+    // Every process faults at its first launch: its first test ends as a device error, and
+    // each fresh process takes one more test, until the sixteenth.
+    let dir = scratch("lost-often-step");
+    let manifest = dir.join("m.txt");
+    std::fs::write(&manifest, "sb 60 run litmus/sb --time 0.05\n").unwrap();
+    let (out, results) = (dir.join("out"), dir.join("results"));
+    let args = [
+        "campaign",
+        "run",
+        "--backend",
+        "cuda",
+        "--budget",
+        "90s",
+        "--manifest",
+        manifest.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--results",
+        results.to_str().unwrap(),
+    ];
+    let Some(ran) = on_sim("lost-often", &args, &[("PTXL_SIM_FAULT_AFTER", "0")]) else {
+        return;
+    };
+    ran.no_violation();
+    let said = &ran.stdout;
+    assert!(said.contains("sb: INCOMPLETE"), "{said}");
+    assert!(
+        said.contains("process 15 lost the device; 5 test(s) went on in process 16"),
+        "{said}"
+    );
+    assert!(
+        said.contains(
+            "process 16 lost the device; 4 test(s) left for the step's next try (at most 16 \
+             processes a try)"
+        ),
+        "{said}"
+    );
+    assert!(!said.contains("process 17"), "{said}");
+    assert_eq!(ran.stat("modules"), 0, "{}", ran.log);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// The rows of `preset`'s table in a `bench gpu` output: the shape and the rest of its row.
 fn bench_rows(out: &str, preset: &str) -> Vec<(String, String)> {
     let table = out

@@ -431,6 +431,14 @@ impl Tries {
             if end.stopped || !lost || left.is_empty() || self.done.len() == before {
                 return Ok(end.stopped);
             }
+            if k == MAX_PROCESSES {
+                self.notes.push(format!(
+                    "process {k} lost the device; {} test(s) left for the step's next try (at \
+                     most {MAX_PROCESSES} processes a try)",
+                    left.len()
+                ));
+                return Ok(false);
+            }
             self.notes.push(format!(
                 "process {k} lost the device; {} test(s) went on in process {}",
                 left.len(),
