@@ -15,7 +15,9 @@ pub const MODEL_TIMEOUT_S: f64 = 300.0;
 /// on the CPU, compiled to PTX kernels, and run on the GPU (or on the CPU's own threads); the
 /// observed outcomes are judged against what the model allows.
 ///
-/// Exit codes: 0 success, 1 a finding (such as a model violation observed), 2 an error.
+/// Exit codes: 0 success, 1 a finding (such as a model violation observed; it comes before the
+/// others), 2 an error, 3 partial (stopped early by a signal, the results so far kept; or shards
+/// left to rerun), 4 the GPU became unusable (the tests after it left for a fresh process).
 #[derive(Debug, Parser)]
 #[command(name = "ptx-litmus", version, about, long_about)]
 pub struct Cli {
