@@ -4,7 +4,7 @@
 
 use super::GenError;
 pub use crate::litmus::ast::FenceSem;
-use crate::litmus::ast::{Placement, ProxyFenceKind, Scope, Spelled};
+use crate::litmus::ast::{Placement, Proxy, ProxyFenceKind, Scope, Spelled};
 
 /// Whether an event reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -61,13 +61,13 @@ impl Via {
         }
     }
 
-    /// The proxy of the alias declaration (`x_tex @ texture aliases x`).
-    pub fn proxy_word(self) -> &'static str {
+    /// The proxy this name accesses the location through.
+    pub fn proxy(self) -> Proxy {
         match self {
-            Via::Alias => "generic",
-            Via::Texture => "texture",
-            Via::Surface => "surface",
-            Via::Constant => "constant",
+            Via::Alias => Proxy::Generic,
+            Via::Texture => Proxy::Texture,
+            Via::Surface => Proxy::Surface,
+            Via::Constant => Proxy::Constant,
         }
     }
 
@@ -84,14 +84,9 @@ impl Via {
 
     /// The instruction of an access in direction `dir`; `None` where the proxy has none.
     pub fn mnemonic(self, dir: Dir) -> Option<&'static str> {
-        match (self, dir) {
-            (Via::Alias, Dir::R) => Some("ld"),
-            (Via::Alias, Dir::W) => Some("st"),
-            (Via::Texture, Dir::R) => Some("tld"),
-            (Via::Surface, Dir::R) => Some("suld"),
-            (Via::Surface, Dir::W) => Some("sust"),
-            (Via::Constant, Dir::R) => Some("cold"),
-            _ => None,
+        match dir {
+            Dir::R => Some(self.proxy().load_mnemonic()),
+            Dir::W => self.proxy().store_mnemonic(),
         }
     }
 }

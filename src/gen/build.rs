@@ -7,7 +7,7 @@ use super::cycle::{Cycle, Dep, EdgeKind};
 use super::place::Place;
 use super::skeleton::{loc_name, Event, Skeleton};
 use super::GenError;
-use crate::litmus::{self, ast::Placement, ast::Test};
+use crate::litmus::{self, ast::Placement, ast::Spelled, ast::Test};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -245,7 +245,7 @@ pub fn render(v: &Variant) -> Result<Generated, GenError> {
         let _ = writeln!(
             src,
             "{name} @ {} aliases {};",
-            via.proxy_word(),
+            via.proxy().as_str(),
             loc_name(l)
         );
     }

@@ -618,6 +618,39 @@ spelled!(FenceSem: Sc => "sc", AcqRel => "acq_rel", Acquire => "acquire", Releas
 spelled!(MembarLevel: Cta => "cta", Gl => "gl", Sys => "sys");
 spelled!(BarRedOp: Popc => "popc", And => "and", Or => "or");
 spelled!(AluOp: Add => "add", Sub => "sub", Mul => "mul", And => "and", Or => "or", Xor => "xor");
+// A proxy's word is how a test declares a location's proxy (`x @ texture aliases y`) and how
+// the model and the reports name it.
+spelled!(Proxy: Generic => "generic", Texture => "texture", Surface => "surface", Constant => "constant");
+
+impl Proxy {
+    /// The load instruction through this proxy: `ld`, `tld`, `suld`, `cold`.
+    pub fn load_mnemonic(self) -> &'static str {
+        match self {
+            Proxy::Generic => "ld",
+            Proxy::Texture => "tld",
+            Proxy::Surface => "suld",
+            Proxy::Constant => "cold",
+        }
+    }
+
+    /// The store instruction through this proxy: `st`, `sust`; none through the read-only
+    /// texture and constant proxies.
+    pub fn store_mnemonic(self) -> Option<&'static str> {
+        match self {
+            Proxy::Generic => Some("st"),
+            Proxy::Surface => Some("sust"),
+            Proxy::Texture | Proxy::Constant => None,
+        }
+    }
+
+    /// The proxy whose load or store instruction is `mnemonic`, if any.
+    pub fn of_mnemonic(mnemonic: &str) -> Option<Proxy> {
+        <Proxy as Spelled>::ALL
+            .iter()
+            .copied()
+            .find(|p| p.load_mnemonic() == mnemonic || p.store_mnemonic() == Some(mnemonic))
+    }
+}
 
 impl ProxyFenceKind {
     /// Every proxy fence, in the ISA's order.
@@ -839,5 +872,23 @@ mod tests {
         reads_back::<MembarLevel>();
         reads_back::<BarRedOp>();
         reads_back::<AluOp>();
+        reads_back::<Proxy>();
+    }
+
+    #[test]
+    fn each_access_instruction_names_its_proxy_and_only_generic_and_surface_store() {
+        for &p in <Proxy as Spelled>::ALL {
+            assert_eq!(Proxy::of_mnemonic(p.load_mnemonic()), Some(p));
+            if let Some(st) = p.store_mnemonic() {
+                assert_eq!(Proxy::of_mnemonic(st), Some(p));
+            }
+        }
+        let stores: Vec<Proxy> = <Proxy as Spelled>::ALL
+            .iter()
+            .copied()
+            .filter(|p| p.store_mnemonic().is_some())
+            .collect();
+        assert_eq!(stores, [Proxy::Generic, Proxy::Surface]);
+        assert_eq!(Proxy::of_mnemonic("atom"), None);
     }
 }

@@ -233,12 +233,7 @@ impl Parser<'_> {
     }
 
     fn load(&mut self, base: &str, q: &mut Quals, thread: usize) -> Result<Instr, ParseError> {
-        let proxy = match base {
-            "ld" => Proxy::Generic,
-            "tld" => Proxy::Texture,
-            "suld" => Proxy::Surface,
-            _ => Proxy::Constant,
-        };
+        let proxy = Proxy::of_mnemonic(base).unwrap_or(Proxy::Generic);
         let bare = q.is_empty();
         let (sem, scope) = if proxy == Proxy::Generic {
             let sem = q.take(
@@ -275,7 +270,8 @@ impl Parser<'_> {
     }
 
     fn store(&mut self, base: &str, q: &mut Quals, thread: usize) -> Result<Instr, ParseError> {
-        let (sem, scope, proxy) = if base == "st" {
+        let proxy = Proxy::of_mnemonic(base).unwrap_or(Proxy::Generic);
+        let (sem, scope) = if proxy == Proxy::Generic {
             let sem = q.take(
                 "store semantics (`.weak`, `.relaxed`, `.release`, `.volatile`)",
                 sem_in(StoreSem::ALL),
@@ -284,10 +280,10 @@ impl Parser<'_> {
                 Some(StoreSem::Relaxed | StoreSem::Release) => q.take(SCOPE, scope),
                 _ => None,
             };
-            (sem.unwrap_or(StoreSem::Weak), scope, Proxy::Generic)
+            (sem.unwrap_or(StoreSem::Weak), scope)
         } else {
             q.take("`.weak`", sem_in(&[StoreSem::Weak]));
-            (StoreSem::Weak, None, Proxy::Surface)
+            (StoreSem::Weak, None)
         };
         let space = q.take(SPACE, space);
         q.skip_type();

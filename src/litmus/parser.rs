@@ -343,18 +343,14 @@ impl<'a> Parser<'a> {
                     space = Space::Shared { owner };
                     None
                 }
-                "generic" => Some(Proxy::Generic),
-                "texture" => Some(Proxy::Texture),
-                "surface" => Some(Proxy::Surface),
-                "constant" => Some(Proxy::Constant),
-                _ => {
-                    return Err(ParseError::syntax(
+                w => Some(Proxy::spelled(w).ok_or_else(|| {
+                    ParseError::syntax(
                         self.path,
                         wpos,
                         format!("`{word}`"),
                         "`global`, `shared(P0)` or a proxy (`generic`, `texture`, `surface`, `constant`)",
-                    ))
-                }
+                    )
+                })?),
             };
             if let Some(proxy) = proxy {
                 let (kw, kpos) = self.ident("`aliases` and the location this name aliases")?;

@@ -28,7 +28,7 @@ pub(crate) fn body(test: &Test) -> String {
                 space: Space::Shared { owner },
             } => writeln!(out, "{} @ shared(P{owner}) = {init};", l.name),
             LocationKind::Alias { proxy, target } => {
-                writeln!(out, "{} @ {} aliases {target};", l.name, proxy_word(*proxy))
+                writeln!(out, "{} @ {} aliases {target};", l.name, proxy.as_str())
             }
         };
     }
@@ -52,15 +52,6 @@ pub(crate) fn body(test: &Test) -> String {
     };
     let _ = writeln!(out, "{q} ({})", prop(&test.condition.prop, 0));
     out
-}
-
-fn proxy_word(p: Proxy) -> &'static str {
-    match p {
-        Proxy::Generic => "generic",
-        Proxy::Texture => "texture",
-        Proxy::Surface => "surface",
-        Proxy::Constant => "constant",
-    }
 }
 
 /// The thread header, innermost level first: `P0@warp 0,cta 0,cluster 0,gpu 0`.
@@ -136,12 +127,7 @@ pub fn instr(i: &Instr) -> String {
             dst,
             addr: a,
         } => {
-            let mn = match proxy {
-                Proxy::Generic => "ld",
-                Proxy::Texture => "tld",
-                Proxy::Surface => "suld",
-                Proxy::Constant => "cold",
-            };
+            let mn = proxy.load_mnemonic();
             format!("{mn}.{} {dst}, {}", scoped(*sem, *scope), addr(a))
         }
         Instr::Store {
@@ -151,12 +137,8 @@ pub fn instr(i: &Instr) -> String {
             addr: a,
             src,
         } => {
-            // Only surface stores exist besides generic ones; textures and constants are read-only.
-            let mn = if *proxy == Proxy::Surface {
-                "sust"
-            } else {
-                "st"
-            };
+            // The parser makes stores only through proxies that have one.
+            let mn = proxy.store_mnemonic().unwrap_or("st");
             format!(
                 "{mn}.{} {}, {}",
                 scoped(*sem, *scope),

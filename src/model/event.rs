@@ -1,7 +1,7 @@
 //! The events of an execution: what each read, write, fence and barrier did, with the attributes
 //! the relations of PTX ISA §8 look at (thread, strength, scope, location, proxy).
 
-use crate::litmus::ast::{Proxy, Scope, Value};
+use crate::litmus::ast::{Proxy, Scope, Spelled, Value};
 use std::sync::Arc;
 
 /// Which kind of fence a fence event is.
@@ -188,15 +188,7 @@ impl Event {
                 FenceKind::Acquire => format!("F.acquire.{}", self.scope.as_str()),
                 FenceKind::Release => format!("F.release.{}", self.scope.as_str()),
                 FenceKind::ProxyAlias => "F.proxy.alias".to_string(),
-                FenceKind::Proxy(p) => format!(
-                    "F.proxy.{}",
-                    match p {
-                        Proxy::Texture => "texture",
-                        Proxy::Surface => "surface",
-                        Proxy::Constant => "constant",
-                        Proxy::Generic => "generic",
-                    }
-                ),
+                FenceKind::Proxy(p) => format!("F.proxy.{}", p.as_str()),
             },
             Kind::Barrier(b) => match b {
                 BarrierKind::Cta {

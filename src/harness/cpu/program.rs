@@ -8,7 +8,7 @@ use super::layout::Layout;
 use super::resolve;
 use crate::litmus::ast::{
     Addr, AluOp, AtomOp, BarRedOp, Barrier, CmpOp, Fence, FenceSem, Instr, LoadSem, LocationKind,
-    Operand, Proxy, Reg, RmwSem, StoreSem, Test, Value,
+    Operand, Proxy, Reg, RmwSem, Spelled, StoreSem, Test, Value,
 };
 use crate::outcome::{observables, Observable};
 use std::collections::BTreeMap;
@@ -348,21 +348,12 @@ fn memory_locations(test: &Test) -> Result<BTreeMap<String, usize>, String> {
                     "location `{}` is a {} alias of `{target}`: the CPU has one address per \
                      location and no proxies, so aliasing cannot be reproduced",
                     l.name,
-                    proxy_name(*proxy)
+                    proxy.as_str()
                 ))
             }
         }
     }
     Ok(out)
-}
-
-fn proxy_name(p: Proxy) -> &'static str {
-    match p {
-        Proxy::Generic => "generic",
-        Proxy::Texture => "texture",
-        Proxy::Surface => "surface",
-        Proxy::Constant => "constant",
-    }
 }
 
 /// The barrier `b` as the interpreter runs it, its operands resolved in `map`.
@@ -495,7 +486,7 @@ fn compile_load_store(
         } else {
             Err(format!(
                 "{what} through the {} proxy: the CPU has no such proxy",
-                proxy_name(p)
+                p.as_str()
             ))
         }
     };
