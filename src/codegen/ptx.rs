@@ -2,7 +2,7 @@
 //! spelling the ISA gives them. Test instructions reach PTX text only through this type, so
 //! their semantics, scopes and state spaces are decided by `match`, never by pasting text.
 
-use crate::litmus::ast::{AtomOp, FenceSem, MembarLevel, Scope, Sem};
+use crate::litmus::ast::{cluster_arrive_sem, AtomOp, FenceSem, MembarLevel, Scope, Sem, Spelled};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -306,30 +306,19 @@ impl fmt::Display for POp {
                 atom_type(*op)
             ),
             POp::Fence { sem, scope } => {
-                let sem = match sem {
-                    FenceSem::Sc => "sc",
-                    FenceSem::AcqRel => "acq_rel",
-                    FenceSem::Acquire => "acquire",
-                    FenceSem::Release => "release",
-                };
-                write!(f, "fence.{sem}.{};", scope.as_str())
+                write!(f, "fence.{}.{};", sem.as_str(), scope.as_str())
             }
-            POp::Membar(l) => {
-                let l = match l {
-                    MembarLevel::Cta => "cta",
-                    MembarLevel::Gl => "gl",
-                    MembarLevel::Sys => "sys",
-                };
-                write!(f, "membar.{l};")
-            }
+            POp::Membar(l) => write!(f, "membar.{};", l.as_str()),
             POp::FenceProxyAlias => f.write_str("fence.proxy.alias;"),
             POp::BarrierSync { id, count } => write!(f, "barrier.sync {id}, {count};"),
             POp::BarrierArrive { id, count } => write!(f, "barrier.arrive {id}, {count};"),
-            POp::ClusterArrive { relaxed } => write!(
-                f,
-                "barrier.cluster.arrive.{};",
-                if *relaxed { "relaxed" } else { "release" }
-            ),
+            POp::ClusterArrive { relaxed } => {
+                write!(
+                    f,
+                    "barrier.cluster.arrive.{};",
+                    cluster_arrive_sem(*relaxed)
+                )
+            }
             POp::ClusterWait => f.write_str("barrier.cluster.wait.acquire;"),
             POp::Suld { dst } => {
                 let [s, x, y] = SURFACE;

@@ -4,7 +4,7 @@
 
 use super::GenError;
 pub use crate::litmus::ast::FenceSem;
-use crate::litmus::ast::{Placement, Proxy, ProxyFenceKind, Scope, Spelled};
+use crate::litmus::ast::{Placement, Proxy, ProxyFenceKind, RmwSem, Scope, Spelled};
 
 /// Whether an event reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -29,7 +29,7 @@ pub enum Access {
     /// `vol`: `.volatile` (the ISA treats it as `.relaxed.sys`).
     Volatile,
     /// `atom.rlx|acq|rel|acq_rel`: the write is an `atom.exch` with these semantics.
-    Rmw(RmwKind),
+    Rmw(RmwSem),
     /// `ali`, `tex`, `sur`, `con`: a weak access through another name of the location.
     Via(Via),
 }
@@ -89,19 +89,6 @@ impl Via {
             Dir::W => self.proxy().store_mnemonic(),
         }
     }
-}
-
-/// The semantics of an `atom.exch` write.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RmwKind {
-    /// `.relaxed`.
-    Relaxed,
-    /// `.acquire`.
-    Acquire,
-    /// `.release`.
-    Release,
-    /// `.acq_rel`.
-    AcqRel,
 }
 
 /// A fence: `fence.sc`, `fence.acq_rel`, `fence.acquire`, `fence.release` with a scope, a
@@ -235,34 +222,13 @@ fn membar_word(level: Scope) -> &'static str {
     }
 }
 
-impl RmwKind {
-    fn parse(s: &str) -> Option<RmwKind> {
-        Some(match s {
-            "rlx" => RmwKind::Relaxed,
-            "acq" => RmwKind::Acquire,
-            "rel" => RmwKind::Release,
-            "acq_rel" => RmwKind::AcqRel,
-            _ => return None,
-        })
-    }
-
-    fn short(self) -> &'static str {
-        match self {
-            RmwKind::Relaxed => "rlx",
-            RmwKind::Acquire => "acq",
-            RmwKind::Release => "rel",
-            RmwKind::AcqRel => "acq_rel",
-        }
-    }
-
-    /// The PTX spelling.
-    pub fn ptx(self) -> &'static str {
-        match self {
-            RmwKind::Relaxed => "relaxed",
-            RmwKind::Acquire => "acquire",
-            RmwKind::Release => "release",
-            RmwKind::AcqRel => "acq_rel",
-        }
+/// The cycle language's token for the semantics of an `atom.exch` write.
+fn rmw_short(sem: RmwSem) -> &'static str {
+    match sem {
+        RmwSem::Relaxed => "rlx",
+        RmwSem::Acquire => "acq",
+        RmwSem::Release => "rel",
+        RmwSem::AcqRel => "acq_rel",
     }
 }
 
@@ -289,7 +255,7 @@ impl Access {
             Access::Acquire => "acq".into(),
             Access::Release => "rel".into(),
             Access::Volatile => "vol".into(),
-            Access::Rmw(k) => format!("atom.{}", k.short()),
+            Access::Rmw(k) => format!("atom.{}", rmw_short(k)),
             Access::Via(v) => v.short().into(),
         }
     }
@@ -392,7 +358,11 @@ fn split_access(s: &str) -> Option<(Access, Option<&str>)> {
     if let Some(r) = s.strip_prefix("atom.") {
         // `atom.acq_rel.gpu`: the kind, then the scope.
         let (kind, scope) = r.split_once('.').map_or((r, None), |(k, sc)| (k, Some(sc)));
-        return Some((Access::Rmw(RmwKind::parse(kind)?), scope));
+        let sem = RmwSem::ALL
+            .iter()
+            .copied()
+            .find(|&k| rmw_short(k) == kind)?;
+        return Some((Access::Rmw(sem), scope));
     }
     let (word, scope) = s.split_once('.').map_or((s, None), |(w, sc)| (w, Some(sc)));
     let access = match word {

@@ -7,7 +7,7 @@ use super::cycle::{Cycle, Dep, EdgeKind};
 use super::place::Place;
 use super::skeleton::{loc_name, Event, Skeleton};
 use super::GenError;
-use crate::litmus::{self, ast::Placement, ast::Spelled, ast::Test};
+use crate::litmus::{self, ast::Placement, ast::Sem, ast::Spelled, ast::Test};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -85,7 +85,7 @@ fn access_instr(a: &Annot, dir: Dir, reg: Option<&str>, addr: &str, value: &str)
         .map_or(String::new(), |s| format!(".{}", s.as_str()));
     let reg = reg.unwrap_or("r_");
     match (a.access, dir) {
-        (Access::Rmw(k), _) => format!("atom.{}{scope}.exch {reg}, {addr}, {value}", k.ptx()),
+        (Access::Rmw(k), _) => format!("atom.{}{scope}.exch {reg}, {addr}, {value}", k.as_str()),
         (Access::Via(v), Dir::R) => format!("{}.weak {reg}, {addr}", mnemonic(v, dir)),
         (Access::Via(v), Dir::W) => format!("{}.weak {addr}, {value}", mnemonic(v, dir)),
         (acc, Dir::R) => format!("ld.{}{scope} {reg}, {addr}", sem_word(acc)),
@@ -107,15 +107,16 @@ pub fn access_name(loc: usize, access: Access) -> String {
     }
 }
 
+/// The semantics a load or store of access `a` is written with.
 fn sem_word(a: Access) -> &'static str {
-    match a {
-        Access::Via(_) | Access::Weak => "weak",
-        Access::Relaxed => "relaxed",
-        Access::Acquire => "acquire",
-        Access::Release => "release",
-        Access::Volatile => "volatile",
-        Access::Rmw(_) => "relaxed",
-    }
+    let sem = match a {
+        Access::Via(_) | Access::Weak => Sem::Weak,
+        Access::Relaxed | Access::Rmw(_) => Sem::Relaxed,
+        Access::Acquire => Sem::Acquire,
+        Access::Release => Sem::Release,
+        Access::Volatile => Sem::Volatile,
+    };
+    sem.as_str()
 }
 
 /// The instructions of event `i`, given the dependency that reaches it (with the register it

@@ -652,6 +652,16 @@ impl Proxy {
     }
 }
 
+/// The semantics `barrier.cluster.arrive` is spelled with: `.relaxed`, or its default
+/// `.release`.
+pub fn cluster_arrive_sem(relaxed: bool) -> &'static str {
+    if relaxed {
+        "relaxed"
+    } else {
+        "release"
+    }
+}
+
 impl ProxyFenceKind {
     /// Every proxy fence, in the ISA's order.
     pub const ALL: [ProxyFenceKind; 4] = [

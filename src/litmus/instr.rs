@@ -391,10 +391,10 @@ impl Parser<'_> {
         })?;
         let barrier = if arrive {
             let relaxed = q
-                .take("`.release` or `.relaxed`", |w| match w {
-                    "release" => Some(false),
-                    "relaxed" => Some(true),
-                    _ => None,
+                .take("`.release` or `.relaxed`", |w| {
+                    [false, true]
+                        .into_iter()
+                        .find(|&r| cluster_arrive_sem(r) == w)
                 })
                 .unwrap_or(false);
             Barrier::ClusterArrive { relaxed }

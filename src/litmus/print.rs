@@ -208,10 +208,7 @@ pub fn instr(i: &Instr) -> String {
             }
         }
         Instr::Barrier(Barrier::ClusterArrive { relaxed }) => {
-            format!(
-                "barrier.cluster.arrive.{}",
-                if *relaxed { "relaxed" } else { "release" }
-            )
+            format!("barrier.cluster.arrive.{}", cluster_arrive_sem(*relaxed))
         }
         Instr::Barrier(Barrier::ClusterWait) => "barrier.cluster.wait.acquire".to_string(),
         Instr::Mov { dst, src } => format!("mov {dst}, {}", operand(src)),
