@@ -4,7 +4,7 @@
 
 use super::GenError;
 pub use crate::litmus::ast::FenceSem;
-use crate::litmus::ast::{Placement, Proxy, ProxyFenceKind, RmwSem, Scope, Spelled};
+use crate::litmus::ast::{MembarLevel, Placement, Proxy, ProxyFenceKind, RmwSem, Scope, Spelled};
 
 /// Whether an event reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -98,7 +98,7 @@ pub enum FenceKind {
     /// `fence.{sc,acq_rel,acquire,release}[.scope]`.
     Fence(FenceSem, Option<Scope>),
     /// `membar.cta|gl|sys` (`fence.sc` at cta, gpu, sys on sm_70+).
-    Membar(Scope),
+    Membar(MembarLevel),
     /// `fence.proxy.{alias,texture,surface,constant}` (no scope: it acts in its CTA).
     Proxy(ProxyFenceKind),
 }
@@ -146,17 +146,9 @@ impl FenceKind {
                 });
         }
         if head == "membar" {
-            let level = match rest {
-                "cta" => Scope::Cta,
-                "gl" => Scope::Gpu,
-                "sys" => Scope::Sys,
-                _ => {
-                    return Err(GenError::msg(format!(
-                        "`membar.{rest}`: expected cta, gl or sys"
-                    )))
-                }
-            };
-            return Ok(FenceKind::Membar(level));
+            return MembarLevel::spelled(rest)
+                .map(FenceKind::Membar)
+                .ok_or_else(|| GenError::msg(format!("`membar.{rest}`: expected cta, gl or sys")));
         }
         let sem = match FenceSem::spelled(head) {
             Some(sem) => sem,
@@ -187,7 +179,7 @@ impl FenceKind {
     /// The PTX instruction.
     pub fn instr(self) -> String {
         match self {
-            FenceKind::Membar(level) => format!("membar.{}", membar_word(level)),
+            FenceKind::Membar(level) => format!("membar.{}", level.as_str()),
             FenceKind::Proxy(k) => format!("fence.proxy.{}", k.as_str()),
             FenceKind::Fence(sem, scope) => match scope {
                 Some(s) => format!("fence.{}.{}", sem.as_str(), s.as_str()),
@@ -206,19 +198,11 @@ impl FenceKind {
     pub fn normalised(self, at: &Placement, all: &[Placement]) -> FenceKind {
         match self {
             FenceKind::Membar(level) => {
-                FenceKind::Fence(FenceSem::Sc, Some(level)).normalised(at, all)
+                FenceKind::Fence(FenceSem::Sc, Some(level.scope())).normalised(at, all)
             }
             FenceKind::Fence(sem, Some(s)) => FenceKind::Fence(sem, Some(narrowest(s, at, all))),
             other => other,
         }
-    }
-}
-
-fn membar_word(level: Scope) -> &'static str {
-    match level {
-        Scope::Cta => "cta",
-        Scope::Sys => "sys",
-        _ => "gl",
     }
 }
 

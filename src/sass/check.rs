@@ -13,7 +13,7 @@
 use super::disasm::SassInstr;
 use crate::codegen::ptx::{Order, POp, PSpace};
 use crate::codegen::RoleCode;
-use crate::litmus::ast::{AtomOp, FenceSem, MembarLevel, Scope, Sem};
+use crate::litmus::ast::{AtomOp, FenceSem, Scope, Sem};
 use serde::{Deserialize, Serialize};
 
 /// Scope levels as SASS spells them: `SM`/`CTA` < `GPU` < `SYS`.
@@ -235,14 +235,7 @@ pub fn expect(op: &POp) -> Vec<Event> {
             ..
         } => rmw(order, *space, *op, u64::from(addr.offset), true),
         POp::Fence { sem, scope } => fence(*sem, *scope),
-        POp::Membar(m) => fence(
-            FenceSem::Sc,
-            match m {
-                MembarLevel::Cta => Scope::Cta,
-                MembarLevel::Gl => Scope::Gpu,
-                MembarLevel::Sys => Scope::Sys,
-            },
-        ),
+        POp::Membar(m) => fence(FenceSem::Sc, m.scope()),
         POp::FenceProxyAlias => vec![Event::Membar { min: 1, sc: true }, Event::Cctl],
         POp::BarrierSync { .. } => vec![Event::Bar("SYNC")],
         POp::BarrierArrive { .. } => vec![Event::Bar("ARV")],
