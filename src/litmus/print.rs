@@ -180,17 +180,43 @@ pub fn instr(i: &Instr) -> String {
             addr(a),
             operand(src)
         ),
-        Instr::Fence(Fence::Memory { sem, scope }) => {
+        Instr::Fence(f) => fence(f),
+        Instr::Barrier(b) => barrier(b),
+        Instr::Mov { dst, src } => format!("mov {dst}, {}", operand(src)),
+        Instr::Alu { op, dst, a, b } => {
+            format!("{} {dst}, {}, {}", op.as_str(), operand(a), operand(b))
+        }
+        Instr::Branch { cond: None, target } => format!("goto {target}"),
+        Instr::Branch {
+            cond: Some(BranchCond { op, a, b }),
+            target,
+        } => {
+            format!("{} {}, {}, {target}", op.branch(), operand(a), operand(b))
+        }
+        Instr::Label(l) => format!("{l}:"),
+    }
+}
+
+/// A fence: `fence.sc.gpu`, `membar.gl`, `fence.proxy.alias`.
+fn fence(f: &Fence) -> String {
+    match f {
+        Fence::Memory { sem, scope } => {
             format!("fence.{}.{}", sem.as_str(), scope.as_str())
         }
-        Instr::Fence(Fence::Membar(level)) => format!("membar.{}", level.as_str()),
-        Instr::Fence(Fence::Proxy(kind)) => format!("fence.proxy.{}", kind.as_str()),
-        Instr::Barrier(Barrier::Cta {
+        Fence::Membar(level) => format!("membar.{}", level.as_str()),
+        Fence::Proxy(kind) => format!("fence.proxy.{}", kind.as_str()),
+    }
+}
+
+/// A barrier: `bar.cta.sync 0`, `barrier.cluster.arrive.release`, ...
+fn barrier(b: &Barrier) -> String {
+    match b {
+        Barrier::Cta {
             op,
             id,
             count,
             quorum,
-        }) => {
+        } => {
             let count: String = count
                 .iter()
                 .chain(quorum)
@@ -207,22 +233,10 @@ pub fn instr(i: &Instr) -> String {
                 ),
             }
         }
-        Instr::Barrier(Barrier::ClusterArrive { relaxed }) => {
+        Barrier::ClusterArrive { relaxed } => {
             format!("barrier.cluster.arrive.{}", cluster_arrive_sem(*relaxed))
         }
-        Instr::Barrier(Barrier::ClusterWait) => "barrier.cluster.wait.acquire".to_string(),
-        Instr::Mov { dst, src } => format!("mov {dst}, {}", operand(src)),
-        Instr::Alu { op, dst, a, b } => {
-            format!("{} {dst}, {}, {}", op.as_str(), operand(a), operand(b))
-        }
-        Instr::Branch { cond: None, target } => format!("goto {target}"),
-        Instr::Branch {
-            cond: Some(BranchCond { op, a, b }),
-            target,
-        } => {
-            format!("{} {}, {}, {target}", op.branch(), operand(a), operand(b))
-        }
-        Instr::Label(l) => format!("{l}:"),
+        Barrier::ClusterWait => "barrier.cluster.wait.acquire".to_string(),
     }
 }
 
