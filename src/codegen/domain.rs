@@ -9,7 +9,9 @@
 
 use super::CodegenError;
 use crate::litmus::arith::{self, normalise};
-use crate::litmus::ast::{BarOp, BarRedOp, Barrier, Instr, LocationKind, Operand, Test, Value};
+use crate::litmus::ast::{
+    AtomOp, BarOp, BarRedOp, Barrier, Instr, LocationKind, Operand, Test, Value,
+};
 use crate::outcome::{observables, Observable};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -103,6 +105,35 @@ impl State<'_> {
         (bit, old)
     }
 
+    /// Adds the values a read-modify-write at (t, k) of `op` on `loc` writes; returns those it
+    /// reads.
+    fn rmw(
+        &mut self,
+        (t, k): (usize, usize),
+        op: AtomOp,
+        loc: &str,
+        src: &Operand,
+        src2: Option<&Operand>,
+    ) -> Result<Set, CodegenError> {
+        let name = self.loc_name(loc)?;
+        let (bit, old) = self.rmw_reads(&name, t, k);
+        let a = self.operand(t, src);
+        let b: Vec<Option<Value>> = match src2 {
+            Some(o) => self.operand(t, o).into_iter().map(Some).collect(),
+            None => vec![None],
+        };
+        let mut new = Chains::new();
+        for (o, m) in &old {
+            for x in &a {
+                for y in &b {
+                    new.insert((arith::rmw(op, *o, *x, *y).unwrap_or(*o), m | bit));
+                }
+            }
+        }
+        self.add_loc(&name, new)?;
+        Ok(old.iter().map(|(v, _)| *v).collect())
+    }
+
     fn step(&mut self, t: usize, k: usize, i: &Instr) -> Result<(), CodegenError> {
         match i {
             Instr::Load { dst, addr, .. } => {
@@ -125,35 +156,11 @@ impl State<'_> {
                 src2,
                 ..
             } => {
-                let name = self.loc_name(&addr.loc)?;
-                let (bit, old) = self.rmw_reads(&name, t, k);
-                let a = self.operand(t, src);
-                let b: Vec<Option<Value>> = match src2 {
-                    Some(o) => self.operand(t, o).into_iter().map(Some).collect(),
-                    None => vec![None],
-                };
-                let mut new = Chains::new();
-                for (o, m) in &old {
-                    for x in &a {
-                        for y in &b {
-                            new.insert((arith::rmw(*op, *o, *x, *y).unwrap_or(*o), m | bit));
-                        }
-                    }
-                }
-                self.add_reg(t, &dst.0, old.iter().map(|(v, _)| *v).collect())?;
-                self.add_loc(&name, new)
+                let old = self.rmw((t, k), *op, &addr.loc, src, src2.as_ref())?;
+                self.add_reg(t, &dst.0, old)
             }
             Instr::Red { op, addr, src, .. } => {
-                let name = self.loc_name(&addr.loc)?;
-                let (bit, old) = self.rmw_reads(&name, t, k);
-                let a = self.operand(t, src);
-                let mut new = Chains::new();
-                for (o, m) in &old {
-                    for x in &a {
-                        new.insert((arith::rmw(*op, *o, *x, None).unwrap_or(*o), m | bit));
-                    }
-                }
-                self.add_loc(&name, new)
+                self.rmw((t, k), *op, &addr.loc, src, None).map(drop)
             }
             Instr::Mov { dst, src } => {
                 let vals = self.operand(t, src);
