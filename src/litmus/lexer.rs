@@ -162,57 +162,13 @@ pub(crate) fn lex(src: &str) -> Result<Vec<Token>, LexError> {
             return Ok(out);
         };
         let tok = if out.len() == 1 && !matches!(c, '{' | '"') {
-            let mut name = String::new();
-            while let Some(c) = cur.peek().filter(|c| !c.is_whitespace()) {
-                name.push(c);
-                cur.bump();
-            }
-            Tok::Name(name)
+            lex_name(&mut cur)
         } else if c == '"' {
-            cur.bump();
-            let mut s = String::new();
-            loop {
-                match cur.bump() {
-                    Some('"') => break,
-                    Some(c) => s.push(c),
-                    None => {
-                        return Err((
-                            cur.pos,
-                            "end of file".into(),
-                            format!(
-                                "`\"` closing the string opened at {}:{}",
-                                pos.line, pos.column
-                            ),
-                        ))
-                    }
-                }
-            }
-            Tok::Str(s)
+            lex_str(&mut cur, pos)?
         } else if c.is_ascii_digit() {
             lex_int(&mut cur, pos)?
         } else if is_ident_start(c) {
-            // The first character is taken unconditionally: `%` and `$` may start a word but
-            // not continue one, and a loop that only takes continuing characters would never
-            // move past them.
-            let mut s = String::from(c);
-            cur.bump();
-            loop {
-                match cur.peek() {
-                    Some(c) if is_ident_continue(c) => {
-                        s.push(c);
-                        cur.bump();
-                    }
-                    Some(':')
-                        if cur.starts_with("::")
-                            && cur.rest[2..].chars().next().is_some_and(is_ident_start) =>
-                    {
-                        s.push_str("::");
-                        cur.bump_n(2);
-                    }
-                    _ => break,
-                }
-            }
-            Tok::Ident(s)
+            lex_ident(&mut cur, c)
         } else if let Some(p) = PUNCTS.iter().find(|p| cur.starts_with(p)) {
             cur.bump_n(p.chars().count());
             Tok::Punct(p)
@@ -281,6 +237,64 @@ fn lex_doc(cur: &mut Cursor<'_>, out: &mut Vec<Token>) -> Result<(), LexError> {
                     pos,
                 });
             }
+        }
+    }
+}
+
+/// The test's name: everything up to the next white space.
+fn lex_name(cur: &mut Cursor<'_>) -> Tok {
+    let mut name = String::new();
+    while let Some(c) = cur.peek().filter(|c| !c.is_whitespace()) {
+        name.push(c);
+        cur.bump();
+    }
+    Tok::Name(name)
+}
+
+/// A quoted string starting at `pos`, the cursor on its opening `"`.
+fn lex_str(cur: &mut Cursor<'_>, pos: Pos) -> Result<Tok, LexError> {
+    cur.bump();
+    let mut s = String::new();
+    loop {
+        match cur.bump() {
+            Some('"') => return Ok(Tok::Str(s)),
+            Some(c) => s.push(c),
+            None => {
+                return Err((
+                    cur.pos,
+                    "end of file".into(),
+                    format!(
+                        "`\"` closing the string opened at {}:{}",
+                        pos.line, pos.column
+                    ),
+                ))
+            }
+        }
+    }
+}
+
+/// A word starting with `first`, the character at the cursor: a mnemonic with its
+/// qualifiers, a register, a location, a label; `::` joins words (`shared::cta`).
+fn lex_ident(cur: &mut Cursor<'_>, first: char) -> Tok {
+    // The first character is taken unconditionally: `%` and `$` may start a word but not
+    // continue one, and a loop that only takes continuing characters would never move past
+    // them.
+    let mut s = String::from(first);
+    cur.bump();
+    loop {
+        match cur.peek() {
+            Some(c) if is_ident_continue(c) => {
+                s.push(c);
+                cur.bump();
+            }
+            Some(':')
+                if cur.starts_with("::")
+                    && cur.rest[2..].chars().next().is_some_and(is_ident_start) =>
+            {
+                s.push_str("::");
+                cur.bump_n(2);
+            }
+            _ => return Tok::Ident(s),
         }
     }
 }
