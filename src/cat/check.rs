@@ -6,7 +6,7 @@
 
 use super::ast::{Model, Stmt};
 use super::base::{static_env, with_choices};
-use super::eval::{run_stage, stages, Val};
+use super::eval::{run_stage, stages, Env, Val};
 use super::matrix::{members, Mat, Set};
 use super::CatError;
 use crate::litmus::ast::{Quantifier, Test};
@@ -188,7 +188,13 @@ fn skeleton(
         exclude(v, every, &name);
         return Ok(());
     }
-    let rebound = bound_at(model, st, 2);
+    let co_stage = CoStage {
+        model,
+        st,
+        sk,
+        stop,
+        rebound: bound_at(model, st, 2),
+    };
     let mut rf = Mat::empty(n);
     let mut pick = vec![0usize; sk.rf_choices.len()];
     loop {
@@ -208,38 +214,66 @@ fn skeleton(
                 exclude(v, every.clone(), &name);
                 continue;
             }
-            // Stage 2 runs in place; the names it binds get their stage-1 values back after
-            // each coherence order.
-            let saved: Vec<(&String, Option<Val>)> = rebound
-                .iter()
-                .map(|k| (*k, env1.get(*k).cloned()))
-                .collect();
-            for co in &cos {
-                count(v, 1)?;
-                stopped(stop)?;
-                for (k, val) in &saved {
-                    match val {
-                        Some(x) => env1.insert((*k).clone(), x.clone()),
-                        None => env1.remove(*k),
-                    };
-                }
-                with_choices(&mut env1, &rf, co, sf);
-                let outcomes = sk.outcomes(&co.rows);
-                match run_stage(model, st, 2, n, &mut env1).map_err(CheckError::Cat)? {
-                    None => {
-                        if let Some(f) = &sk.fault {
-                            return Err(f.clone().into());
-                        }
-                        v.consistent += 1;
-                        v.allowed.extend(outcomes);
-                    }
-                    Some(name) => exclude(v, outcomes, &name),
-                }
-            }
+            co_stage.run(&mut env1, &rf, sf, &cos, v)?;
         }
         if !advance(&mut pick, sk.rf_choices.iter().map(|(_, ws)| ws.len())) {
             return Ok(());
         }
+    }
+}
+
+/// The last stage of one skeleton's candidates: what depends on the coherence order.
+struct CoStage<'a> {
+    model: &'a Model,
+    st: &'a [u8],
+    sk: &'a Skeleton,
+    stop: Option<&'a AtomicBool>,
+    /// The names the stage binds.
+    rebound: Vec<&'a String>,
+}
+
+impl CoStage<'_> {
+    /// Evaluates each coherence order of `cos` in `env`, where the earlier stages ran for
+    /// reads-from `rf` and Fence-SC order `sf`, adding each to `v`.
+    fn run(
+        &self,
+        env: &mut Env,
+        rf: &Mat,
+        sf: &Mat,
+        cos: &[Mat],
+        v: &mut CatVerdict,
+    ) -> Result<(), CheckError> {
+        // The stage runs in place; the names it binds get their earlier values back after
+        // each coherence order.
+        let saved: Vec<(&String, Option<Val>)> = self
+            .rebound
+            .iter()
+            .map(|k| (*k, env.get(*k).cloned()))
+            .collect();
+        let n = self.sk.events.len();
+        for co in cos {
+            count(v, 1)?;
+            stopped(self.stop)?;
+            for (k, val) in &saved {
+                match val {
+                    Some(x) => env.insert((*k).clone(), x.clone()),
+                    None => env.remove(*k),
+                };
+            }
+            with_choices(env, rf, co, sf);
+            let outcomes = self.sk.outcomes(&co.rows);
+            match run_stage(self.model, self.st, 2, n, env).map_err(CheckError::Cat)? {
+                None => {
+                    if let Some(f) = &self.sk.fault {
+                        return Err(f.clone().into());
+                    }
+                    v.consistent += 1;
+                    v.allowed.extend(outcomes);
+                }
+                Some(name) => exclude(v, outcomes, &name),
+            }
+        }
+        Ok(())
     }
 }
 
