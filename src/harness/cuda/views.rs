@@ -26,6 +26,35 @@ pub struct Views {
     mapped: usize,
 }
 
+/// The properties of a pinned allocation on device `ordinal`.
+fn allocation(ordinal: i32) -> sys::CUmemAllocationProp {
+    // SAFETY: a plain C struct; all-zero is its documented default for the unused fields.
+    let mut prop: sys::CUmemAllocationProp = unsafe { std::mem::zeroed() };
+    prop.type_ = sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location = location(ordinal);
+    prop
+}
+
+/// The size in bytes whose multiples the driver maps for allocations like `prop`.
+fn granularity(prop: &sys::CUmemAllocationProp) -> Result<usize, String> {
+    let mut granularity = 0usize;
+    // SAFETY: valid pointers; a context is current.
+    check(
+        unsafe {
+            sys::cuMemGetAllocationGranularity(
+                &mut granularity,
+                prop,
+                sys::CUmemAllocationGranularity_flags::CU_MEM_ALLOC_GRANULARITY_MINIMUM,
+            )
+        },
+        "cuMemGetAllocationGranularity",
+    )?;
+    if granularity == 0 {
+        return Err("the driver reports a mapping granularity of 0 bytes".into());
+    }
+    Ok(granularity)
+}
+
 /// Where the allocation lives: device `ordinal`'s memory.
 fn location(ordinal: i32) -> sys::CUmemLocation {
     sys::CUmemLocation {
@@ -51,23 +80,9 @@ impl Views {
             reserved: false,
             mapped: 0,
         };
-        // SAFETY: a plain C struct; all-zero is its documented default for the unused fields.
-        let mut prop: sys::CUmemAllocationProp = unsafe { std::mem::zeroed() };
-        prop.type_ = sys::CUmemAllocationType::CU_MEM_ALLOCATION_TYPE_PINNED;
-        prop.location = location(ordinal);
-        let mut granularity = 0usize;
-        // SAFETY: valid pointers; a context is current.
-        check(
-            unsafe {
-                sys::cuMemGetAllocationGranularity(
-                    &mut granularity,
-                    &prop,
-                    sys::CUmemAllocationGranularity_flags::CU_MEM_ALLOC_GRANULARITY_MINIMUM,
-                )
-            },
-            "cuMemGetAllocationGranularity",
-        )?;
-        if granularity == 0 || v.view_bytes % granularity != 0 {
+        let prop = allocation(ordinal);
+        let granularity = granularity(&prop)?;
+        if v.view_bytes % granularity != 0 {
             return Err(format!(
                 "the driver maps memory in units of {granularity} bytes, which do not divide \
                  the {} bytes between the views of a generic alias",
@@ -81,30 +96,7 @@ impl Views {
             &format!("cuMemCreate({} bytes)", v.view_bytes),
         )?;
         v.handle = Some(handle);
-        let total = v.view_bytes * v.views;
-        // SAFETY: valid out-pointer; the size is a multiple of the granularity.
-        check(
-            unsafe { sys::cuMemAddressReserve(&mut v.base, total, 0, 0, 0) },
-            &format!("cuMemAddressReserve({total} bytes)"),
-        )?;
-        v.reserved = true;
-        for k in 0..v.views {
-            // SAFETY: the range lies in the reservation and is not mapped yet.
-            check(
-                unsafe { sys::cuMemMap(v.view(k), v.view_bytes, 0, handle, 0) },
-                &format!("cuMemMap(view {k})"),
-            )?;
-            v.mapped += 1;
-        }
-        let desc = sys::CUmemAccessDesc {
-            location: location(ordinal),
-            flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
-        };
-        // SAFETY: the whole range is mapped; one descriptor.
-        check(
-            unsafe { sys::cuMemSetAccess(v.base, total, &desc, 1) },
-            "cuMemSetAccess",
-        )?;
+        v.map(handle, ordinal)?;
         v.check_aliasing(stream)?;
         // SAFETY: view 0 is mapped and writable; the stream is live.
         check(
@@ -112,6 +104,39 @@ impl Views {
             "cuMemsetD8Async(memory views)",
         )?;
         Ok(v)
+    }
+
+    /// Reserves the address range of every view, maps `handle` at each, and makes them
+    /// readable and writable from device `ordinal`.
+    fn map(
+        &mut self,
+        handle: sys::CUmemGenericAllocationHandle,
+        ordinal: i32,
+    ) -> Result<(), String> {
+        let total = self.view_bytes * self.views;
+        // SAFETY: valid out-pointer; the size is a multiple of the granularity.
+        check(
+            unsafe { sys::cuMemAddressReserve(&mut self.base, total, 0, 0, 0) },
+            &format!("cuMemAddressReserve({total} bytes)"),
+        )?;
+        self.reserved = true;
+        for k in 0..self.views {
+            // SAFETY: the range lies in the reservation and is not mapped yet.
+            check(
+                unsafe { sys::cuMemMap(self.view(k), self.view_bytes, 0, handle, 0) },
+                &format!("cuMemMap(view {k})"),
+            )?;
+            self.mapped += 1;
+        }
+        let desc = sys::CUmemAccessDesc {
+            location: location(ordinal),
+            flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
+        };
+        // SAFETY: the whole range is mapped; one descriptor.
+        check(
+            unsafe { sys::cuMemSetAccess(self.base, total, &desc, 1) },
+            "cuMemSetAccess",
+        )
     }
 
     /// The device address of view `k`.
