@@ -153,45 +153,7 @@ impl LaunchPlan {
                 config.dynamic_shared_bytes, limits.max_shared_per_block
             ));
         }
-        let cluster = match config.cluster {
-            None if required_cluster_width > 1 => {
-                return Err(format!(
-                    "{e}: the kernel requires clusters of {required_cluster_width} CTAs but the \
-                     layout launches none"
-                ))
-            }
-            None => ClusterMode::None,
-            Some(dim) => {
-                if !limits.cluster_launch {
-                    return Err(format!(
-                        "{e}: the test needs a cluster launch of {dim:?} CTAs, which this device \
-                         does not support"
-                    ));
-                }
-                let size: u64 = dim.iter().map(|&d| u64::from(d)).product();
-                if dim.contains(&0) || size > 8 {
-                    return Err(format!(
-                        "{e}: cluster {dim:?} is not a portable cluster size (1 to 8 CTAs)"
-                    ));
-                }
-                if let Some(k) = (0..3).find(|&k| config.grid[k] % dim[k] != 0) {
-                    return Err(format!(
-                        "{e}: grid {:?} is not a whole number of clusters {dim:?} (dimension {k})",
-                        config.grid
-                    ));
-                }
-                match required_cluster_width {
-                    0 => ClusterMode::Attribute(dim),
-                    w if w == dim[0] => ClusterMode::CompileTime(dim),
-                    w => {
-                        return Err(format!(
-                            "{e}: the kernel states clusters of {w} CTAs but the layout asks \
-                             for {dim:?}"
-                        ))
-                    }
-                }
-            }
-        };
+        let cluster = cluster_mode(config, limits, required_cluster_width)?;
         Ok(LaunchPlan {
             entry: config.entry.clone(),
             grid: config.grid,
@@ -221,6 +183,50 @@ impl LaunchPlan {
             ClusterMode::CompileTime(c) => format!("cluster {} (stated by the kernel)", d(c)),
         };
         format!("grid {}, cta {}, {cluster}", d(self.grid), d(self.block))
+    }
+}
+
+/// How a launch of `config` forms clusters, checked against `limits` and the kernel's
+/// required cluster width (0 when it states none).
+fn cluster_mode(
+    config: &LaunchConfig,
+    limits: &DeviceLimits,
+    required_cluster_width: u32,
+) -> Result<ClusterMode, String> {
+    let e = &config.entry;
+    let Some(dim) = config.cluster else {
+        if required_cluster_width > 1 {
+            return Err(format!(
+                "{e}: the kernel requires clusters of {required_cluster_width} CTAs but the \
+                 layout launches none"
+            ));
+        }
+        return Ok(ClusterMode::None);
+    };
+    if !limits.cluster_launch {
+        return Err(format!(
+            "{e}: the test needs a cluster launch of {dim:?} CTAs, which this device does not \
+             support"
+        ));
+    }
+    let size: u64 = dim.iter().map(|&d| u64::from(d)).product();
+    if dim.contains(&0) || size > 8 {
+        return Err(format!(
+            "{e}: cluster {dim:?} is not a portable cluster size (1 to 8 CTAs)"
+        ));
+    }
+    if let Some(k) = (0..3).find(|&k| config.grid[k] % dim[k] != 0) {
+        return Err(format!(
+            "{e}: grid {:?} is not a whole number of clusters {dim:?} (dimension {k})",
+            config.grid
+        ));
+    }
+    match required_cluster_width {
+        0 => Ok(ClusterMode::Attribute(dim)),
+        w if w == dim[0] => Ok(ClusterMode::CompileTime(dim)),
+        w => Err(format!(
+            "{e}: the kernel states clusters of {w} CTAs but the layout asks for {dim:?}"
+        )),
     }
 }
 
