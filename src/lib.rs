@@ -20,6 +20,7 @@ pub mod model;
 pub mod outcome;
 pub mod report;
 pub mod results;
+pub mod rng;
 pub mod sass;
 pub mod text;
 pub mod toolchain;

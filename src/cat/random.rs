@@ -4,34 +4,7 @@
 //! location (at most three per location) so reads-from shows in the outcome; the condition names every register and
 //! location, so the allowed set is the whole final state.
 
-/// A small deterministic generator (SplitMix64): the same seed gives the same tests.
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from a seed.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A number in `0..n`.
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-
-    /// One of `items`.
-    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
+use crate::rng::Rng;
 
 const LOCS: [&str; 2] = ["x", "y"];
 const SCOPES: [&str; 3] = ["cta", "gpu", "sys"];

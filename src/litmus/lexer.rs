@@ -197,28 +197,8 @@ fn lex_doc(cur: &mut Cursor<'_>, out: &mut Vec<Token>) -> Result<(), LexError> {
         match cur.peek() {
             None | Some('{') => return Ok(()),
             Some('"') => {
-                cur.bump();
-                let mut s = String::new();
-                loop {
-                    match cur.bump() {
-                        Some('"') => break,
-                        Some(c) => s.push(c),
-                        None => {
-                            return Err((
-                                cur.pos,
-                                "end of file".into(),
-                                format!(
-                                    "`\"` closing the string opened at {}:{}",
-                                    pos.line, pos.column
-                                ),
-                            ))
-                        }
-                    }
-                }
-                out.push(Token {
-                    tok: Tok::Str(s),
-                    pos,
-                });
+                let tok = lex_str(cur, pos)?;
+                out.push(Token { tok, pos });
             }
             Some(_) => {
                 let mut s = String::new();

@@ -212,6 +212,7 @@ fn ln_gamma_half(twice: u64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::rng::Rng;
 
     #[test]
     fn student_t_matches_tables() {
@@ -285,22 +286,13 @@ mod tests {
         assert!(d.phi > 10.0 && d.p > 0.05, "{d:?}");
     }
 
-    /// splitmix64: a fixed-seed stream of uniform numbers in [0, 1).
-    fn uniform(state: &mut u64) -> f64 {
-        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = *state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        (z ^ (z >> 31)) as f64 / 2f64.powi(64)
-    }
-
     /// A run of `rounds` rounds of 512 instances whose rate swings from round to round
     /// around `mean` (uniform in [0, 2 mean]), as machine load makes it swing.
-    fn run(state: &mut u64, mean: f64, rounds: usize) -> Vec<PartCounts> {
+    fn run(state: &mut Rng, mean: f64, rounds: usize) -> Vec<PartCounts> {
         (0..rounds)
             .map(|_| {
-                let rate = 2.0 * mean * uniform(state);
-                let weak = (0..512).filter(|_| uniform(state) < rate).count() as u64;
+                let rate = 2.0 * mean * state.uniform();
+                let weak = (0..512).filter(|_| state.uniform() < rate).count() as u64;
                 PartCounts {
                     instances: 512,
                     weak,
@@ -311,7 +303,7 @@ mod tests {
 
     #[test]
     fn same_rate_runs_are_rarely_significant_where_pooled_counts_often_are() {
-        let mut state = 7;
+        let mut state = Rng::new(7);
         let (mut pooled, mut dispersed) = (0, 0);
         for _ in 0..100 {
             let (a, b) = (run(&mut state, 0.05, 20), run(&mut state, 0.05, 20));
@@ -370,7 +362,7 @@ mod tests {
 
     #[test]
     fn interval_covers_a_swinging_rate_where_pooled_wilson_does_not() {
-        let mut state = 11;
+        let mut state = Rng::new(11);
         let (mut covered, mut pooled_covered) = (0, 0);
         for _ in 0..200 {
             let r = run(&mut state, 0.05, 20);

@@ -218,9 +218,9 @@ fn judge(d: &mut Decision, table: &[Vec<Option<Sample>>], before: &[usize]) -> V
 
 #[cfg(test)]
 mod tests {
-    use super::super::rng::Rng;
     use super::super::trial::{Phase, Refusal};
     use super::*;
+    use crate::rng::Rng;
 
     /// Weak counts around `rates[point.0[0]]` per chunk, with seeded noise of `spread` (a
     /// fraction), and sometimes (one chunk in `dead`) nothing weak at all: a loaded machine.

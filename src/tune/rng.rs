@@ -1,29 +1,7 @@
-//! The search's own seeded generator (SplitMix64), so a seed fixes every draw the search makes.
+//! The search's seeds: one seed fixes every draw the search makes, and each measurement's own
+//! seed is derived from it.
 
-/// SplitMix64 state.
-#[derive(Clone, Debug)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from `seed`.
-    pub fn new(seed: u64) -> Rng {
-        Rng(seed)
-    }
-
-    /// The next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// A whole number in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next_u64() % n as u64) as usize
-    }
-}
+use crate::rng::Rng;
 
 /// A seed for one measurement, mixed from the search seed and the measurement's coordinates,
 /// so that every chunk of every candidate runs with its own reproducible seed.

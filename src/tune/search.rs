@@ -6,10 +6,11 @@
 //! significant in one run is not in the other.
 
 use super::decide::{self, Decision, FinalPlan};
-use super::rng::{derive, Rng};
+use super::rng::derive;
 use super::space::{Point, Space};
 use super::stats::estimate;
 pub use super::trial::{Evaluator, Phase, Refusal, Trial};
+use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
 /// How much searching to do.

@@ -4,7 +4,7 @@
 //! literature's tuning runs explore (`random-<seed>`'s); the CPU's are its backend options
 //! (`-o sync=…`, `-o batch=…`, `-o pack=…`, src/harness/cpu/options.rs).
 
-use super::rng::Rng;
+use crate::rng::Rng;
 use serde::{Deserialize, Serialize};
 
 /// The most neighbours of the baseline tried before the random configurations (the CPU's

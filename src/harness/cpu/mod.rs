@@ -48,7 +48,6 @@ mod options;
 mod program;
 mod provenance;
 pub mod resolve;
-mod rng;
 mod rounds;
 mod wait;
 

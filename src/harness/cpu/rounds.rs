@@ -13,11 +13,11 @@ use super::layout::{Arena, Layout};
 use super::load;
 use super::options::Sync;
 use super::program::{Program, Source, MAX_REGS, SLOT_WORDS};
-use super::rng::Rng;
 use super::wait::{wait_until, SpinBarrier};
 use crate::harness::parts::Parts;
 use crate::harness::Budget;
 use crate::outcome::Histogram;
+use crate::rng::Rng;
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 use std::sync::Mutex;
