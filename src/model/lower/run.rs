@@ -335,13 +335,23 @@ impl Runner<'_> {
         !effect && changed & self.thread.live_in[to] == 0
     }
 
-    /// The event of a memory access to `l` through `addr` with semantics `sem`.
-    fn access(&self, kind: Kind, pc: usize, l: &LocRef, addr: &Addr, sem: Sem) -> Event {
+    /// The event of a memory access of `kind` to `l` through `addr`, with its semantics
+    /// (strength; acquire for a read, release for a write), scope and proxy.
+    fn access(
+        &self,
+        (kind, pc): (Kind, usize),
+        (l, addr): (&LocRef, &Addr),
+        (sem, scope, proxy): (Sem, Option<Scope>, Proxy),
+    ) -> Event {
         let mut e = self.base_event(kind, pc);
         e.loc = l.phys;
         e.vaddr = l.vaddr;
         e.loc_name = addr.loc.as_str().into();
         e.strong = sem.is_strong();
+        e.acquire = kind == Kind::Read && sem.acquires();
+        e.release = kind == Kind::Write && sem.releases();
+        e.scope = event_scope(sem, scope);
+        e.proxy = proxy;
         e
     }
 
@@ -367,10 +377,7 @@ impl Runner<'_> {
             return Ok(Flow::Done);
         };
         let sem = Sem::from(*sem);
-        let mut e = self.access(Kind::Read, pc, &l, addr, sem);
-        e.acquire = sem.acquires();
-        e.scope = event_scope(sem, *scope);
-        e.proxy = *proxy;
+        let e = self.access((Kind::Read, pc), (&l, addr), (sem, *scope, *proxy));
         let di = self.reg(dst);
         let values = &self.domains[l.phys];
         for (i, &v) in values.iter().enumerate() {
@@ -408,11 +415,8 @@ impl Runner<'_> {
         };
         let sem = Sem::from(*sem);
         let (v, d) = self.operand(st, src);
-        let mut e = self.access(Kind::Write, pc, &l, addr, sem);
+        let mut e = self.access((Kind::Write, pc), (&l, addr), (sem, *scope, *proxy));
         e.value = v;
-        e.release = sem.releases();
-        e.scope = event_scope(sem, *scope);
-        e.proxy = *proxy;
         self.push(st, e, adep, d)?;
         Ok(Flow::Next)
     }
@@ -486,9 +490,11 @@ impl Runner<'_> {
             }
             None => (None, 0),
         };
-        let mut r = self.access(Kind::Read, pc, &l, op.addr, op.sem);
-        r.acquire = op.sem.acquires();
-        r.scope = event_scope(op.sem, op.scope);
+        let mut r = self.access(
+            (Kind::Read, pc),
+            (&l, op.addr),
+            (op.sem, op.scope, Proxy::Generic),
+        );
         r.from_red = op.is_red;
         r.atomic = true;
         let mut w = r.clone();
