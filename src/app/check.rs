@@ -11,7 +11,7 @@ use crate::model::{dot, explain, CheckResult, ModelVerdict};
 use crate::outcome::{Observable, Outcome};
 use crate::text::pad;
 use serde_json::{json, Map, Value as Json};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// Checks every test under the given paths (default `litmus`).
@@ -21,17 +21,8 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let limit = bounded_check::timeout(args.timeout)?;
-    let mut failed = 0usize;
-    for (path, parsed) in super::suite::load(&args.paths)? {
-        let test = match parsed {
-            Ok(t) => t,
-            Err(e) => {
-                failed += 1;
-                report_error(args, &path, &e);
-                continue;
-            }
-        };
-        warn(&path, &test);
+    let (mut unparsed, mut failed) = (0, 0);
+    for (path, test) in parsed(args, &mut unparsed)? {
         let start = Instant::now();
         let verdict = bounded_check::check(&test, limit);
         let elapsed = start.elapsed();
@@ -61,19 +52,48 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
             }
             Err(e) => {
                 failed += 1;
-                report_error(
-                    args,
-                    &path,
-                    &format!("{}: {}", test.name, e.trim_start_matches("model: ")),
-                );
+                model_error(args, &path, &test, &e);
             }
         }
     }
-    Ok(if failed == 0 {
+    Ok(exit(unparsed + failed))
+}
+
+/// The tests under `args.paths` that parse, with their files, in order, after their lint
+/// warnings; each that does not is reported and counted in `unparsed`.
+pub(super) fn parsed<'a>(
+    args: &'a CheckArgs,
+    unparsed: &'a mut usize,
+) -> Result<impl Iterator<Item = (PathBuf, Test)> + 'a, AppError> {
+    let loaded = super::suite::load(&args.paths)?;
+    Ok(loaded
+        .into_iter()
+        .filter_map(move |(path, parsed)| match parsed {
+            Ok(test) => {
+                warn(&path, &test);
+                Some((path, test))
+            }
+            Err(e) => {
+                *unparsed += 1;
+                report_error(args, &path, &e);
+                None
+            }
+        }))
+}
+
+/// Reports that the model could not check `test` (too large, stopped, a model error).
+pub(super) fn model_error(args: &CheckArgs, path: &Path, test: &Test, e: &str) {
+    let why = e.trim_start_matches("model: ");
+    report_error(args, path, &format!("{}: {why}", test.name));
+}
+
+/// Exit 2 when some test failed to parse or check, else 0.
+pub(super) fn exit(failed: usize) -> Exit {
+    if failed == 0 {
         Exit::Success
     } else {
         Exit::Error
-    })
+    }
 }
 
 /// Prints the test's lint warnings on stderr (they do not change the exit code).

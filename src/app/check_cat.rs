@@ -2,7 +2,7 @@
 //! transcription) per test, run by the cat interpreter under `--timeout`, in `check`'s text or
 //! JSON format with the model named.
 
-use super::check::{condition, outcome_json, quantifier, report_error};
+use super::check::{condition, exit, model_error, outcome_json, parsed, quantifier};
 use super::{bounded_check, check_herd, AppError, Exit};
 use crate::cat::builtin::{choose, Chosen};
 use crate::cat::check::CatVerdict;
@@ -27,16 +27,8 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     }
     let model = choose(spec)?;
     let limit = bounded_check::timeout(args.timeout)?;
-    let mut failed = 0usize;
-    for (path, parsed) in super::suite::load(&args.paths)? {
-        let test = match parsed {
-            Ok(t) => t,
-            Err(e) => {
-                failed += 1;
-                report_error(args, &path, &e);
-                continue;
-            }
-        };
+    let (mut unparsed, mut failed) = (0, 0);
+    for (path, test) in parsed(args, &mut unparsed)? {
         let start = Instant::now();
         match bounded_check::check_cat(&model, &test, limit) {
             Ok(v) if args.json => println!("{}", json_line(&path, &test, &model, &v)),
@@ -46,16 +38,11 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
             }
             Err(e) => {
                 failed += 1;
-                let why = e.trim_start_matches("model: ");
-                report_error(args, &path, &format!("{}: {why}", test.name));
+                model_error(args, &path, &test, &e);
             }
         }
     }
-    Ok(if failed == 0 {
-        Exit::Success
-    } else {
-        Exit::Error
-    })
+    Ok(exit(unparsed + failed))
 }
 
 fn json_line(path: &Path, test: &Test, m: &Chosen, v: &CatVerdict) -> String {

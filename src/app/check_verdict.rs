@@ -1,7 +1,7 @@
 //! `ptx-litmus check --verdict-only`: each test's condition decided without listing its final
 //! states, as text in the model's words or JSON lines. Bad tests are reported and the batch goes on.
 
-use super::check::{condition, outcome_json, quantifier, report_error, warn};
+use super::check::{condition, exit, model_error, outcome_json, parsed, quantifier};
 use super::{bounded_check, check_herd, AppError, Exit};
 use crate::cli::CheckArgs;
 use crate::litmus::ast::Test;
@@ -15,33 +15,19 @@ use std::time::Instant;
 /// Decides every test under the given paths (default: the built-in suite).
 pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     let limit = bounded_check::timeout(args.timeout)?;
-    let mut failed = 0usize;
-    for (path, parsed) in super::suite::load(&args.paths)? {
-        let test = match parsed {
-            Ok(t) => t,
-            Err(e) => {
-                failed += 1;
-                report_error(args, &path, &e);
-                continue;
-            }
-        };
-        warn(&path, &test);
+    let (mut unparsed, mut failed) = (0, 0);
+    for (path, test) in parsed(args, &mut unparsed)? {
         let start = Instant::now();
         match bounded_check::decide(&test, limit) {
             Ok(d) if args.json => println!("{}", json_line(&path, &test, &d, start)),
             Ok(d) => print!("{}", text(&test, &d, start)),
             Err(e) => {
                 failed += 1;
-                let msg = format!("{}: {}", test.name, e.trim_start_matches("model: "));
-                report_error(args, &path, &msg);
+                model_error(args, &path, &test, &e);
             }
         }
     }
-    Ok(if failed == 0 {
-        Exit::Success
-    } else {
-        Exit::Error
-    })
+    Ok(exit(unparsed + failed))
 }
 
 fn text(test: &Test, d: &Decision, start: Instant) -> String {
