@@ -78,6 +78,10 @@ struct Shared<'a> {
     totals: Mutex<Tally>,
     done_instances: AtomicU64,
     finished: AtomicBool,
+    /// The thread that watches the run, woken when it finishes: a test shorter than the
+    /// watch's period then ends when its workers do, and its CPU use is measured over its
+    /// own time.
+    watcher: std::thread::Thread,
 }
 
 /// What the workers counted: the finished rounds, and the round they are flushing.
@@ -153,11 +157,11 @@ pub fn run(
     }
 }
 
-/// Reports progress every 100 ms until the workers finish.
+/// Reports progress every 100 ms until the workers finish (the last wakes it).
 fn watch(sh: &Shared<'_>, started: Instant, tick: &mut dyn FnMut(u64, f64, &Histogram)) {
     let mut last_tick = Instant::now();
     while !sh.finished.load(Ordering::Acquire) {
-        std::thread::sleep(Duration::from_millis(10));
+        std::thread::park_timeout(Duration::from_millis(10));
         if last_tick.elapsed() >= Duration::from_millis(100) {
             last_tick = Instant::now();
             let t = sh.totals.lock().expect("no worker panics holding the lock");
@@ -207,6 +211,7 @@ impl<'a> Shared<'a> {
             totals: Mutex::new(Tally::default()),
             done_instances: AtomicU64::new(0),
             finished: AtomicBool::new(false),
+            watcher: std::thread::current(),
         }
     }
 }
@@ -284,6 +289,7 @@ fn worker(w: usize, sh: &Shared, cancel: &AtomicBool, partial: &AtomicBool, star
     }
     if w == 0 {
         sh.finished.store(true, Ordering::Release);
+        sh.watcher.unpark();
     }
 }
 
