@@ -610,7 +610,7 @@ pub struct RunArgs {
     /// Re-run with the parameters, seed and tests recorded in this `run.json`.
     #[arg(long, value_name = "RUN_JSON", conflicts_with_all = ["instances", "time", "seed", "stress", "stress_set", "stress_file"])]
     pub replay: Option<PathBuf>,
-    /// Run id, the result set's directory name (default: time and seed).
+    /// Run id, the result set's directory name (default: time and seed, with `-2`, `-3`, ... when a set of that name exists).
     #[arg(long)]
     pub run_id: Option<String>,
     /// Give up on a test whose model check takes longer than this many seconds (it is

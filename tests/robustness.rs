@@ -252,6 +252,34 @@ fn a_bad_target_is_refused_before_any_test_runs() {
 }
 
 #[test]
+fn runs_that_name_their_sets_themselves_never_refuse_each_other() {
+    let dir = scratch("same-second");
+    std::fs::write(dir.join("MP.litmus"), MP).unwrap();
+    // Short runs with one seed: all start within a second or two, so their made ids
+    // (time and seed) meet.
+    let args = [
+        "run",
+        "--backend",
+        "cpu",
+        "--quiet",
+        "--iterations",
+        "200",
+        "--seed",
+        "1",
+        "--out",
+        "out",
+        "MP.litmus",
+    ];
+    for _ in 0..3 {
+        let o = run_in(&dir, &args);
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    }
+    let machine = set_dir(&dir, "");
+    let sets = std::fs::read_dir(&machine).unwrap().count();
+    assert_eq!(sets, 3, "{}", machine.display());
+}
+
+#[test]
 fn force_removes_the_old_report_and_records() {
     let dir = scratch("force");
     std::fs::write(dir.join("MP.litmus"), MP).unwrap();

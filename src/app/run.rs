@@ -52,8 +52,11 @@ pub fn run(args: &RunArgs) -> Result<Exit, AppError> {
     backend_options(args, &mut plan, backend)?;
     let limit = bounded_check::timeout(args.timeout)?;
     let (files, unreadable) = select_files(&plan, args.replay.is_some())?;
-    let record = new_record(args, &plan, backend, &files)?;
-    let dir = results::default_dir(&args.results, &record);
+    let mut record = new_record(args, &plan, backend, &files)?;
+    let dir = match args.run_id {
+        Some(_) => results::default_dir(&args.results, &record),
+        None => results::fresh_dir(&args.results, &mut record),
+    };
     // The target is checked and locked before the first test runs, so that a bad --out, an
     // existing set or a concurrent run costs nothing.
     let writer = results::SetWriter::create(&dir, &record, args.force)?;

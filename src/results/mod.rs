@@ -52,6 +52,22 @@ pub fn default_dir(root: &Path, run: &RunRecord) -> PathBuf {
     root.join(group).join(crate::litmus::file_stem(&run.run_id))
 }
 
+/// The directory of a new result set under `root` whose id the run made itself (from the
+/// time and seed): while a set of that name exists, as when two runs start in one second,
+/// the id gains `-2`, `-3`, ... so neither run is refused.
+pub fn fresh_dir(root: &Path, run: &mut RunRecord) -> PathBuf {
+    let base = run.run_id.clone();
+    let mut k = 1;
+    loop {
+        let dir = default_dir(root, run);
+        if !dir.exists() {
+            return dir;
+        }
+        k += 1;
+        run.run_id = format!("{base}-{k}");
+    }
+}
+
 /// Lower-case letters, digits and dots, runs of anything else collapsed to one `-`.
 fn slug(s: &str) -> String {
     let mut out = String::new();
@@ -73,6 +89,18 @@ fn slug(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_made_run_id_that_is_taken_gains_a_number() {
+        let root = std::env::temp_dir().join(format!("ptx-litmus-fresh-{}", std::process::id()));
+        let mut run = RunRecord::new("t1-s1", "cpu", vec![], Parameters::default(), "t");
+        assert_eq!(fresh_dir(&root, &mut run), root.join("cpu/t1-s1"));
+        std::fs::create_dir_all(root.join("cpu/t1-s1")).unwrap();
+        std::fs::create_dir_all(root.join("cpu/t1-s1-2")).unwrap();
+        assert_eq!(fresh_dir(&root, &mut run), root.join("cpu/t1-s1-3"));
+        assert_eq!(run.run_id, "t1-s1-3");
+        std::fs::remove_dir_all(&root).unwrap();
+    }
 
     #[test]
     fn default_dir_names_machine_and_driver() {
