@@ -27,7 +27,14 @@ pub fn run_facts(run: &RunRecord) -> Vec<(String, String)> {
         }
     }
     let p = &run.parameters;
-    v.push(("preset".into(), p.preset.clone()));
+    // The stress settings are the GPU kernel's; a CPU run records them (they name the
+    // experiment for `merge`) but does not use them.
+    let gpu_only = if run.backend == "cpu" {
+        " (GPU only, unused here)"
+    } else {
+        ""
+    };
+    v.push((format!("preset{gpu_only}"), p.preset.clone()));
     if !p.stress_set.is_empty() {
         let set: Vec<String> = p
             .stress_set
@@ -52,7 +59,7 @@ pub fn run_facts(run: &RunRecord) -> Vec<(String, String)> {
             .iter()
             .map(|(k, val)| format!("{k}={}", json_scalar(val)))
             .collect();
-        v.push(("incantations".into(), list.join(", ")));
+        v.push((format!("incantations{gpu_only}"), list.join(", ")));
     }
     for (k, val) in &p.other {
         v.push((k.clone(), json_scalar(val)));
@@ -314,4 +321,24 @@ pub fn matrix(tests: &[TestRecord]) -> Matrix<'_> {
         })
         .collect();
     Matrix { columns, rows }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::Parameters;
+
+    #[test]
+    fn a_cpu_run_says_its_stress_settings_are_the_gpus() {
+        let label = |backend: &str| {
+            let run = RunRecord::new("r", backend, vec![], Parameters::default(), "t");
+            run_facts(&run)
+                .into_iter()
+                .find(|(k, _)| k.starts_with("preset"))
+                .unwrap()
+                .0
+        };
+        assert_eq!(label("cpu"), "preset (GPU only, unused here)");
+        assert_eq!(label("cuda"), "preset");
+    }
 }
