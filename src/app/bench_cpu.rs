@@ -26,16 +26,12 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
     each_shape(args.only.as_deref(), |name, test, control| {
         let mut params = RunParams::new(Budget::Seconds(args.time), args.seed);
         params.options = options.clone();
-        let cpu_before = cpu::load::process_cpu_seconds();
         let run = cpu::run(test, &params, control)?;
         let weak = weak(test, &run.histogram);
         let counted = run.histogram.total().max(1);
-        // Cores' worth of CPU this process got while the shape ran: on a machine shared with
-        // other work, the rates above are for this much of it.
-        let used = match (cpu_before, cpu::load::process_cpu_seconds()) {
-            (Some(a), Some(b)) => format!("{:.2}", (b - a) / run.info.elapsed_s),
-            _ => "-".into(),
-        };
+        // Cores' worth of CPU the shape's threads got while it ran, as `run` records it: on a
+        // machine shared with other work, the rates are for this much of it.
+        let note = |key: &str| run.info.provenance.get(key);
         println!(
             "{:<12}  {:>7}  {:>8}  {:>12.3e}  {:>11.3e}  {:>10.2e}  {:>8}  {:>10}",
             name,
@@ -44,11 +40,8 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
             run.info.instances_per_s,
             weak as f64 / run.info.elapsed_s,
             weak as f64 / counted as f64,
-            used,
-            run.info
-                .provenance
-                .get("round_trip_ns")
-                .map_or("-".into(), |ns| format!("{ns} ns"))
+            note("cpu_used").map_or("-", String::as_str),
+            note("round_trip_ns").map_or("-".into(), |ns| format!("{ns} ns"))
         );
         Ok(())
     })?;
