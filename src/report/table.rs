@@ -26,6 +26,41 @@ pub fn run_facts(run: &RunRecord) -> Vec<(String, String)> {
             v.push((k.clone(), val.clone()));
         }
     }
+    parameter_facts(run, &mut v);
+    if let Some(s) = run.shard {
+        v.push(("shard".into(), s.to_string()));
+    }
+    if !run.merged_from.is_empty() {
+        v.push(("merged from".into(), run.merged_from.join(", ")));
+    }
+    if !run.merged_parts.is_empty() {
+        let seeds: Vec<String> = run
+            .merged_parts
+            .iter()
+            .map(|p| format!("{} (seed {})", p.run_id, p.parameters.seed))
+            .collect();
+        v.push(("parts".into(), seeds.join(", ")));
+    }
+    v.push(("started".into(), run.started.clone()));
+    v.push(("finished".into(), run.finished.clone()));
+    v.push(("elapsed".into(), format::seconds(run.elapsed_s)));
+    v.push((
+        "partial".into(),
+        if run.partial { "yes" } else { "no" }.into(),
+    ));
+    v.push((
+        "tool".into(),
+        format!(
+            "ptx-litmus {} ({}, {})",
+            run.tool_version, run.git_revision, run.build_profile
+        ),
+    ));
+    v.push(("command line".into(), run.command_line.join(" ")));
+    v
+}
+
+/// The run's parameters as label/value pairs: preset, stress, seed, budget, incantations.
+fn parameter_facts(run: &RunRecord, v: &mut Vec<(String, String)>) {
     let p = &run.parameters;
     // The stress settings are the GPU kernel's; a CPU run records them (they name the
     // experiment for `merge`) but does not use them.
@@ -64,36 +99,6 @@ pub fn run_facts(run: &RunRecord) -> Vec<(String, String)> {
     for (k, val) in &p.other {
         v.push((k.clone(), json_scalar(val)));
     }
-    if let Some(s) = run.shard {
-        v.push(("shard".into(), s.to_string()));
-    }
-    if !run.merged_from.is_empty() {
-        v.push(("merged from".into(), run.merged_from.join(", ")));
-    }
-    if !run.merged_parts.is_empty() {
-        let seeds: Vec<String> = run
-            .merged_parts
-            .iter()
-            .map(|p| format!("{} (seed {})", p.run_id, p.parameters.seed))
-            .collect();
-        v.push(("parts".into(), seeds.join(", ")));
-    }
-    v.push(("started".into(), run.started.clone()));
-    v.push(("finished".into(), run.finished.clone()));
-    v.push(("elapsed".into(), format::seconds(run.elapsed_s)));
-    v.push((
-        "partial".into(),
-        if run.partial { "yes" } else { "no" }.into(),
-    ));
-    v.push((
-        "tool".into(),
-        format!(
-            "ptx-litmus {} ({}, {})",
-            run.tool_version, run.git_revision, run.build_profile
-        ),
-    ));
-    v.push(("command line".into(), run.command_line.join(" ")));
-    v
 }
 
 fn json_scalar(v: &serde_json::Value) -> String {
