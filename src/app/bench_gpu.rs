@@ -14,9 +14,10 @@ use super::{backend_options, AppError, Exit};
 use crate::cli::BenchGpuArgs;
 use crate::codegen::{Stress, PRESETS};
 use crate::harness::cuda::submit::{batch, calls_per_launch, LaunchMode};
-use crate::harness::cuda::DeviceLimits;
-use crate::harness::{cuda, Backend, Budget, RunParams};
+use crate::harness::cuda::{DeviceLimits, LaunchStats};
+use crate::harness::{cuda, Backend, Budget, RunParams, TestRun};
 use crate::harness::{notes, BackendOptions};
+use crate::litmus::ast::Test;
 use crate::sass::usage::entry_usage;
 
 /// The presets the tables cover: `--stress`'s, or every named one.
@@ -48,20 +49,7 @@ pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
     let mut failed = 0;
     for stress in presets(args) {
         println!("\nstress preset {}", stress.name);
-        println!(
-            "{:<11} {:>3} {:>11} {:>9} {:>11} {:>10} {:>8} {:>9} {:>9} {:>10} {:>9}",
-            "shape",
-            "thr",
-            "inst/launch",
-            "launches",
-            "instances/s",
-            "weak/s",
-            "GPU µs",
-            "host µs",
-            "occupancy",
-            "of bound",
-            "mode"
-        );
+        print_header();
         each_shape(args.only.as_deref(), |name, test, control| {
             let mut params = RunParams::new(Budget::Seconds(args.time), args.seed);
             params.stress = stress.clone();
@@ -74,27 +62,7 @@ pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
                     return Ok(());
                 }
             };
-            let per_s = run.info.instances_per_s;
-            let roofline = crate::codegen::build(test, &stress)
-                .ok()
-                .zip(bandwidth)
-                .map(|(k, bw)| per_s * bytes_per_instance(&k.layout) as f64 / bw);
-            let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
-            let prov = |k: &str| run.info.provenance.get(k).cloned().unwrap_or("-".into());
-            println!(
-                "{:<11} {:>3} {:>11} {:>9} {:>11.3e} {:>10.3e} {:>8} {:>9} {:>9} {:>10} {:>9}",
-                name,
-                test.threads.len(),
-                prov(notes::INSTANCES_PER_LAUNCH),
-                stats.launches,
-                per_s,
-                weak(test, &run.histogram) as f64 / run.info.elapsed_s.max(1e-9),
-                us(stats.gpu_us_per_launch()),
-                us(stats.host_us_per_launch()),
-                prov(notes::OCCUPANCY),
-                roofline.map_or("-".into(), |r| format!("{:.2} %", 100.0 * r)),
-                prov(notes::LAUNCH_MODE),
-            );
+            println!("{}", row(name, test, &stress, bandwidth, (&run, &stats)));
             Ok(())
         })?;
     }
@@ -103,6 +71,56 @@ pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
     } else {
         Exit::Success
     })
+}
+
+/// The column heads of a preset's table.
+fn print_header() {
+    println!(
+        "{:<11} {:>3} {:>11} {:>9} {:>11} {:>10} {:>8} {:>9} {:>9} {:>10} {:>9}",
+        "shape",
+        "thr",
+        "inst/launch",
+        "launches",
+        "instances/s",
+        "weak/s",
+        "GPU µs",
+        "host µs",
+        "occupancy",
+        "of bound",
+        "mode"
+    );
+}
+
+/// The row of shape `name` (`test`) under `stress`: what its run counted and measured, and
+/// how close its instances/s came to the memory `bandwidth` bound.
+fn row(
+    name: &str,
+    test: &Test,
+    stress: &Stress,
+    bandwidth: Option<f64>,
+    (run, stats): (&TestRun, &LaunchStats),
+) -> String {
+    let per_s = run.info.instances_per_s;
+    let roofline = crate::codegen::build(test, stress)
+        .ok()
+        .zip(bandwidth)
+        .map(|(k, bw)| per_s * bytes_per_instance(&k.layout) as f64 / bw);
+    let us = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+    let prov = |k: &str| run.info.provenance.get(k).cloned().unwrap_or("-".into());
+    format!(
+        "{:<11} {:>3} {:>11} {:>9} {:>11.3e} {:>10.3e} {:>8} {:>9} {:>9} {:>10} {:>9}",
+        name,
+        test.threads.len(),
+        prov(notes::INSTANCES_PER_LAUNCH),
+        stats.launches,
+        per_s,
+        weak(test, &run.histogram) as f64 / run.info.elapsed_s.max(1e-9),
+        us(stats.gpu_us_per_launch()),
+        us(stats.host_us_per_launch()),
+        prov(notes::OCCUPANCY),
+        roofline.map_or("-".into(), |r| format!("{:.2} %", 100.0 * r)),
+        prov(notes::LAUNCH_MODE),
+    )
 }
 
 /// The device model `--device-model` names.
