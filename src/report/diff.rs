@@ -330,21 +330,6 @@ pub fn html(d: &Diff) -> String {
         esc(&d.runs.1)
     );
     setup_html(&mut h, d);
-    let list = |h: &mut String, id: &str, title: &str, items: &[String], class: &str| {
-        let _ = writeln!(
-            h,
-            "<section id=\"{id}\">\n<h2>{title} ({})</h2>",
-            items.len()
-        );
-        if !items.is_empty() {
-            let _ = writeln!(h, "<ul>");
-            for i in items {
-                let _ = writeln!(h, "<li class=\"{class}\">{}</li>", esc(i));
-            }
-            let _ = writeln!(h, "</ul>");
-        }
-        let _ = writeln!(h, "</section>");
-    };
     list(
         &mut h,
         "new-violations",
@@ -359,6 +344,41 @@ pub fn html(d: &Diff) -> String {
         &d.resolved_violations,
         "",
     );
+    verdicts_html(&mut h, d);
+    rates_html(&mut h, d);
+    let _ = writeln!(h, "<p>{}</p>\n</section>", esc(&method_note(d)));
+    list(&mut h, "only-a", "Only in A", &d.only_a, "");
+    list(&mut h, "only-b", "Only in B", &d.only_b, "");
+    list(
+        &mut h,
+        "changed",
+        "Same name, different test (hash differs; not compared)",
+        &d.changed,
+        "",
+    );
+    let _ = writeln!(h, "</body>\n</html>");
+    h
+}
+
+/// A section listing `items`, each of CSS class `class`.
+fn list(h: &mut String, id: &str, title: &str, items: &[String], class: &str) {
+    let _ = writeln!(
+        h,
+        "<section id=\"{id}\">\n<h2>{title} ({})</h2>",
+        items.len()
+    );
+    if !items.is_empty() {
+        let _ = writeln!(h, "<ul>");
+        for i in items {
+            let _ = writeln!(h, "<li class=\"{class}\">{}</li>", esc(i));
+        }
+        let _ = writeln!(h, "</ul>");
+    }
+    let _ = writeln!(h, "</section>");
+}
+
+/// The tests whose verdict changed, as a table.
+fn verdicts_html(h: &mut String, d: &Diff) {
     let _ = writeln!(
         h,
         "<section id=\"verdicts\">\n<h2>Verdict changes ({})</h2>\n<table>\n\
@@ -375,19 +395,6 @@ pub fn html(d: &Diff) -> String {
         );
     }
     let _ = writeln!(h, "</table>\n</section>");
-    rates_html(&mut h, d);
-    let _ = writeln!(h, "<p>{}</p>\n</section>", esc(&method_note(d)));
-    list(&mut h, "only-a", "Only in A", &d.only_a, "");
-    list(&mut h, "only-b", "Only in B", &d.only_b, "");
-    list(
-        &mut h,
-        "changed",
-        "Same name, different test (hash differs; not compared)",
-        &d.changed,
-        "",
-    );
-    let _ = writeln!(h, "</body>\n</html>");
-    h
 }
 
 /// The settings that differ between the runs, as a table.
