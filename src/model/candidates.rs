@@ -157,9 +157,47 @@ fn skeleton(
     if n > MAX_EVENTS {
         return Ok(None);
     }
+    let Dependencies {
+        addr,
+        data,
+        ctrl,
+        places,
+    } = dependencies(prog, chosen, combo.nlocs, n);
+    let events = combo.events.clone();
+    let Some(rf_choices) = rf_choices(&events) else {
+        return Ok(None);
+    };
+    let slots = slots(prog, obs, chosen);
+    let rows = |i: usize| combo.po.row(i);
+    Ok(Some(Skeleton {
+        po: (0..n).map(rows).collect(),
+        rmw: (0..n).map(|i| combo.rmw.row(i)).collect(),
+        places,
+        nlocs: combo.nlocs,
+        addr,
+        data,
+        ctrl,
+        rf_choices,
+        fault: chosen.iter().find_map(|t| t.fault.clone()),
+        slots,
+        events,
+    }))
+}
+
+/// The dependency rows and thread placements of a combination of traces, over its `n`
+/// events of which the first `nlocs` are initial writes.
+struct Dependencies {
+    addr: Vec<Set>,
+    data: Vec<Set>,
+    ctrl: Vec<Set>,
+    places: Vec<Option<Placement>>,
+}
+
+/// Each trace's own dependencies, moved to the events' places in the combination.
+fn dependencies(prog: &Program, chosen: &[&Trace], nlocs: usize, n: usize) -> Dependencies {
     let (mut addr, mut data, mut ctrl) = (vec![0; n], vec![0; n], vec![0; n]);
-    let mut places = vec![None; combo.nlocs];
-    let mut off = combo.nlocs;
+    let mut places = vec![None; nlocs];
+    let mut off = nlocs;
     for (ti, t) in chosen.iter().enumerate() {
         for i in 0..t.events.len() {
             places.push(Some(prog.threads[ti].place));
@@ -175,20 +213,35 @@ fn skeleton(
         }
         off += t.events.len();
     }
-    let events = combo.events.clone();
-    let mut rf_choices = Vec::new();
+    Dependencies {
+        addr,
+        data,
+        ctrl,
+        places,
+    }
+}
+
+/// Per read, the writes of its memory with the value it read; `None` when a read has none
+/// (the combination has no execution).
+fn rf_choices(events: &[Event]) -> Option<Vec<(usize, Vec<usize>)>> {
+    let mut choices = Vec::new();
     for (r, e) in events.iter().enumerate().filter(|(_, e)| e.is_read()) {
-        let ws: Vec<usize> = (0..n)
+        let ws: Vec<usize> = (0..events.len())
             .filter(|&w| events[w].is_write() && events[w].loc == e.loc)
             .filter(|&w| events[w].value == e.value && w != r)
             .collect();
         if ws.is_empty() {
-            return Ok(None);
+            return None;
         }
-        rf_choices.push((r, ws));
+        choices.push((r, ws));
     }
-    let slots = obs
-        .iter()
+    Some(choices)
+}
+
+/// Where each observable's final value comes from: a register's value in its trace, or a
+/// location's last write.
+fn slots(prog: &Program, obs: &[Observable], chosen: &[&Trace]) -> Vec<Slot> {
+    obs.iter()
         .map(|o| match o {
             Observable::Reg { thread, reg } => {
                 let t = &prog.threads[*thread];
@@ -200,19 +253,5 @@ fn skeleton(
             }
             Observable::Loc(name) => Slot::Loc(prog.phys_of(name).unwrap_or(usize::MAX)),
         })
-        .collect();
-    let rows = |i: usize| combo.po.row(i);
-    Ok(Some(Skeleton {
-        po: (0..n).map(rows).collect(),
-        rmw: (0..n).map(|i| combo.rmw.row(i)).collect(),
-        places,
-        nlocs: combo.nlocs,
-        addr,
-        data,
-        ctrl,
-        rf_choices,
-        fault: chosen.iter().find_map(|t| t.fault.clone()),
-        slots,
-        events,
-    }))
+        .collect()
 }
