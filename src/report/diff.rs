@@ -88,7 +88,11 @@ pub fn method_note(d: &Diff) -> String {
          degrees of freedom (a set contributes its parts less 1 when its rate is neither 0 nor \
          1); significant when p < {} / {} = {:.3e} (Bonferroni over the {} tests compared). \
          Tests without such degrees of freedom (too few parts; records written before parts \
-         were kept have none) are not tested.",
+         were kept have none) are not tested. The test compares these two runs as they ran: \
+         it cannot tell a change of the GPU, driver or compiler from the drift between two runs \
+         of one setup (on the CPU backend, where the host places the cores; on a GPU, its \
+         clocks and the state stress leaves), which it may call significant too. Repeated runs \
+         of each setup, combined with `merge`, show how far runs of one setup differ.",
         crate::harness::parts::MAX_PARTS,
         ALPHA,
         tested.max(1),
