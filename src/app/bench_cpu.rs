@@ -8,6 +8,7 @@
 use super::bench_shapes::{each_shape, weak};
 use super::{backend_options, AppError, Exit};
 use crate::cli::BenchCpuArgs;
+use crate::harness::notes;
 use crate::harness::{cpu, Backend, Budget, RunParams};
 
 /// Runs every shape for `--time` seconds and prints the table.
@@ -40,8 +41,8 @@ pub fn run(args: &BenchCpuArgs) -> Result<Exit, AppError> {
             run.info.instances_per_s,
             weak as f64 / run.info.elapsed_s,
             weak as f64 / counted as f64,
-            note("cpu_used").map_or("-", String::as_str),
-            note("round_trip_ns").map_or("-".into(), |ns| format!("{ns} ns"))
+            note(notes::CPU_USED).map_or("-", String::as_str),
+            note(notes::ROUND_TRIP_NS).map_or("-".into(), |ns| format!("{ns} ns"))
         );
         Ok(())
     })?;

@@ -610,7 +610,7 @@ fn test_record(
     for (k, v) in info.params.options.backend.record() {
         rec.notes.insert(format!("{}.{k}", info.backend), v);
     }
-    for key in ["threads", "cpu_used", "round_trip_ns"] {
+    for key in [notes::THREADS, notes::CPU_USED, notes::ROUND_TRIP_NS] {
         if let Some(v) = info.provenance.get(key) {
             rec.notes.insert(key.into(), v.clone());
         }
@@ -648,7 +648,7 @@ fn warn_if_starved(tests: &[TestRecord]) {
         .iter()
         .filter(|t| {
             let note = |k: &str| t.notes.get(k).and_then(|v| v.parse::<f64>().ok());
-            matches!((note("cpu_used"), note("threads")),
+            matches!((note(notes::CPU_USED), note(notes::THREADS)),
                 (Some(used), Some(threads)) if cpu_load::starved(used, cores, threads as usize))
         })
         .count();

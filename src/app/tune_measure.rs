@@ -4,6 +4,7 @@
 
 use super::bench_shapes::weak;
 use crate::codegen::Stress;
+use crate::harness::notes;
 use crate::harness::{self, Backend, Budget, Control, Options, RunError, RunParams};
 use crate::litmus::ast::Test;
 use crate::tune::{Evaluator, Point, Refusal, Sample, Space};
@@ -109,7 +110,7 @@ impl Evaluator for Measure<'_> {
             total.seconds += run.info.elapsed_s;
             // The state the chunk started in: its first test's probe (the CPU backend's).
             total.link_ns = total.link_ns.or_else(|| {
-                let ns = run.info.provenance.get("round_trip_ns")?;
+                let ns = run.info.provenance.get(notes::ROUND_TRIP_NS)?;
                 ns.parse().ok()
             });
         }

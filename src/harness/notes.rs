@@ -7,6 +7,16 @@
 /// Instances run, skipped ones included (every backend).
 pub const INSTANCES_RUN: &str = "instances_run";
 
+/// Roles of the test, each a thread (every backend).
+pub const THREADS: &str = "threads";
+
+/// Cores' worth of CPU the test's role threads got while it ran (CPU).
+pub const CPU_USED: &str = "cpu_used";
+
+/// Nanoseconds a cache line took to go between two cores and back before the test, which
+/// tells a virtual machine's core placements apart (CPU).
+pub const ROUND_TRIP_NS: &str = "round_trip_ns";
+
 /// Launches of the test kernel (CUDA).
 pub const LAUNCHES: &str = "kernel.launches";
 

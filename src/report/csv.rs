@@ -1,6 +1,7 @@
 //! One CSV row per test of a result set (RFC 4180 quoting), for spreadsheets and data frames:
 //! identity, status, counts, rates, timing and the CPU a CPU-backend test got.
 
+use crate::harness::notes;
 use crate::results::{RunRecord, TestRecord};
 
 /// The columns, in order.
@@ -51,7 +52,7 @@ pub fn render(run: &RunRecord, tests: &[TestRecord]) -> String {
             rate(t.rates.weak_per_second),
             rate(t.rates.unseen_upper_bound_95),
             t.observed.elapsed_s.to_string(),
-            t.notes.get("cpu_used").cloned().unwrap_or_default(),
+            t.notes.get(notes::CPU_USED).cloned().unwrap_or_default(),
         ];
         let quoted: Vec<String> = cells.iter().map(|c| field(c)).collect();
         out.push_str(&quoted.join(","));

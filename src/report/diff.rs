@@ -2,7 +2,7 @@
 //! first, then verdict changes, weak-rate changes that are statistically significant, and tests
 //! present in only one set. Tests are paired by name, and only when their hashes agree.
 
-use super::differences::{differences, Difference};
+use super::differences::{differences, placement, Difference};
 use super::dispersion::{quasi_binomial, Dispersed};
 use super::format;
 use super::html::esc;
@@ -128,7 +128,10 @@ pub fn diff(a: &ResultSet, b: &ResultSet) -> Diff {
     let (ma, mb) = (key_map(a), key_map(b));
     let mut d = Diff {
         runs: (a.run.run_id.clone(), b.run.run_id.clone()),
-        setup: differences(&a.run, &b.run),
+        setup: differences(&a.run, &b.run)
+            .into_iter()
+            .chain(placement(&a.tests, &b.tests))
+            .collect(),
         new_violations: Vec::new(),
         resolved_violations: Vec::new(),
         verdict_changes: Vec::new(),

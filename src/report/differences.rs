@@ -2,7 +2,9 @@
 //! ran (backend, parameters, stress, seed, budget, options, tool and build, machine), compared
 //! leaf by leaf, so no difference between two runs goes unsaid in their diff.
 
-use crate::results::RunRecord;
+use crate::harness::notes;
+use crate::results::{RunRecord, TestRecord};
+use crate::tune::state::JUMP;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -50,6 +52,37 @@ pub fn differences(a: &RunRecord, b: &RunRecord) -> Vec<Difference> {
             b: show(&fb, f),
         })
         .collect()
+}
+
+/// The cores' placement, when it differs between two CPU runs: the median of each run's
+/// tests' round trips between two cores ([`notes::ROUND_TRIP_NS`]), shown when one is
+/// [`JUMP`] times the other or more. A virtual machine's host moves its cores, and the CPU
+/// backend's weak rates move with them as much as with any setting (`docs/cpu-backend.md`).
+pub fn placement(a: &[TestRecord], b: &[TestRecord]) -> Option<Difference> {
+    let median = |tests: &[TestRecord]| median_round_trip(tests.iter().map(|t| &t.notes));
+    between(median(a)?, median(b)?)
+}
+
+/// The placement difference between median round trips `ma` and `mb`, if they are apart.
+fn between(ma: f64, mb: f64) -> Option<Difference> {
+    (ma.max(mb) >= JUMP * ma.min(mb)).then(|| Difference {
+        field: format!(
+            "tests' median {} (the cores' placement)",
+            notes::ROUND_TRIP_NS
+        ),
+        a: format!("{ma:.0}"),
+        b: format!("{mb:.0}"),
+    })
+}
+
+/// The median round trip of the tests (by their notes) that measured one.
+fn median_round_trip<'a>(tests: impl Iterator<Item = &'a BTreeMap<String, String>>) -> Option<f64> {
+    let mut ns: Vec<f64> = tests
+        .filter_map(|n| n.get(notes::ROUND_TRIP_NS)?.parse().ok())
+        .filter(|ns: &f64| *ns > 0.0)
+        .collect();
+    ns.sort_by(f64::total_cmp);
+    ns.get(ns.len() / 2).copied()
 }
 
 /// The run's setup as `dotted.path → value`, nulls left out.
@@ -126,5 +159,23 @@ mod tests {
         assert_eq!((d[0].a.as_str(), d[0].b.as_str()), ("100000", "-"));
         assert_eq!((d[1].a.as_str(), d[1].b.as_str()), ("1", "7"));
         assert!(differences(&a, &a).is_empty());
+    }
+
+    fn notes(round_trips: &[&str]) -> Vec<BTreeMap<String, String>> {
+        let note = |ns: &&str| BTreeMap::from([(notes::ROUND_TRIP_NS.to_string(), ns.to_string())]);
+        round_trips.iter().map(note).collect()
+    }
+
+    #[test]
+    fn another_placement_of_the_cores_is_told_by_the_median_round_trip() {
+        let median = |ns: &[&str]| median_round_trip(notes(ns).iter());
+        assert_eq!(median(&["98", "103", "-", "101", "0"]), Some(101.0));
+        assert_eq!(median(&["390", "413", "400"]), Some(400.0));
+        assert_eq!(median(&["-"]), None);
+        let d = between(101.0, 400.0).unwrap();
+        assert_eq!((d.a.as_str(), d.b.as_str()), ("101", "400"));
+        assert!(d.field.contains("round_trip_ns"), "{}", d.field);
+        assert_eq!(between(101.0, 160.0), None, "one placement");
+        assert!(between(400.0, 101.0).is_some());
     }
 }

@@ -3,6 +3,7 @@
 //! terminal width, then totals.
 
 use super::format;
+use crate::harness::notes;
 use crate::results::{judge_model, JudgeModel, RunRecord, TestRecord};
 use crate::text::{elide, pad};
 use crate::verdict::Status;
@@ -22,7 +23,7 @@ pub fn render_in(run: &RunRecord, tests: &[TestRecord], width: usize) -> String 
     }
     let longest = tests.iter().map(|t| t.name.chars().count()).max();
     // The CPU backend's rates hold for the CPU it got: shown per test when recorded.
-    let cpu = tests.iter().any(|t| t.notes.contains_key("cpu_used"));
+    let cpu = tests.iter().any(|t| t.notes.contains_key(notes::CPU_USED));
     let layout = Layout::fit(width, longest.unwrap_or(4), cpu);
     s.push_str(&layout.header());
     for t in ordered(tests) {
@@ -147,7 +148,7 @@ impl Col {
             Col::Unexpected => n(v.counts.unexpected),
             Col::Condition => v.observation.to_string(),
             Col::WeakRate => format::rate(t.rates.weak_per_instance),
-            Col::Cpu => t.notes.get("cpu_used").cloned().unwrap_or("-".into()),
+            Col::Cpu => t.notes.get(notes::CPU_USED).cloned().unwrap_or("-".into()),
         }
     }
 

@@ -2,6 +2,7 @@
 //! per-test rows, violating outcomes and the test × verdict matrix.
 
 use super::format;
+use crate::harness::notes;
 use crate::litmus::ast::Quantifier;
 use crate::model::CheckResult;
 use crate::results::{JudgeModel, ResultSet, RunRecord, TestRecord};
@@ -238,7 +239,7 @@ impl Row {
                 _ if unseen > 0 => format!("no data ({unseen} unseen)"),
                 _ => "all seen".into(),
             },
-            time: match t.notes.get("cpu_used") {
+            time: match t.notes.get(notes::CPU_USED) {
                 Some(c) => format!("{} (cpu {c})", format::seconds(t.observed.elapsed_s)),
                 None => format::seconds(t.observed.elapsed_s),
             },

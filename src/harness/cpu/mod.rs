@@ -54,6 +54,7 @@ mod wait;
 pub use options::{sync_name, CpuOptions, Sync};
 pub use provenance::{cores, provenance};
 
+use crate::harness::notes;
 use crate::harness::BackendOptions;
 use crate::harness::{Control, Counts, Progress, RunError, RunInfo, RunParams, TestRun};
 use crate::litmus::ast::Test;
@@ -138,14 +139,14 @@ pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<Test
         ..opts
     });
     let mut provenance = provenance();
-    provenance.insert("threads".into(), prog.roles.len().to_string());
+    provenance.insert(notes::THREADS.into(), prog.roles.len().to_string());
     if round_trip.is_some() {
-        provenance.insert("round_trip_ns".into(), link::describe(round_trip));
+        provenance.insert(notes::ROUND_TRIP_NS.into(), link::describe(round_trip));
     }
     // Cores' worth of CPU the process got while the test ran: the weak rate is for this much.
     if let Some(cpu_s) = totals.cpu_s.filter(|_| totals.elapsed_s > 0.0) {
         let used = cpu_s / totals.elapsed_s;
-        provenance.insert("cpu_used".into(), format!("{used:.2}"));
+        provenance.insert(notes::CPU_USED.into(), format!("{used:.2}"));
     }
     Ok(TestRun {
         histogram: totals.histogram,

@@ -281,7 +281,7 @@ pub fn run_program(
     let mut provenance = crate::harness::cpu::provenance();
     provenance.extend(gpu.info.provenance());
     provenance.extend(m.kernel);
-    provenance.insert("threads".into(), roles.to_string());
+    provenance.insert(notes::THREADS.into(), roles.to_string());
     let instances = m.counts.checked;
     let elapsed_s = m.stats.wall_s;
     Ok((
