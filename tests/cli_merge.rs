@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::results::{records, run, suite, Knobs};
+use common::results::{records, run, suite, Knobs, PARTS};
 use common::{bin, fresh, scratch, text};
 use ptx_litmus::results::{read_result_set, write_result_set, RunRecord};
 use std::path::{Path, PathBuf};
@@ -56,6 +56,9 @@ fn repeats_with_different_seeds_are_summed_and_each_part_kept() {
             t.name
         );
         assert_eq!(t.verdict.counts.weak, 2 * single.verdict.counts.weak);
+        // Each run's parts stay apart, so a comparison can take the run as its unit.
+        let per_run = single.observed.parts.len() as u64;
+        assert_eq!(t.observed.run_parts, [per_run, per_run], "{}", t.name);
     }
     let parts = &m.run.merged_parts;
     let seen: Vec<(&str, u64, Option<u64>, &str)> = parts
@@ -105,6 +108,9 @@ fn repeats_with_different_seeds_are_summed_and_each_part_kept() {
         .map(|p| p.run_id.as_str())
         .collect();
     assert_eq!(ids, ["a", "b", "c"]);
+    for t in &m2.tests {
+        assert_eq!(t.observed.run_parts, [PARTS; 3], "{}", t.name);
+    }
     assert!(
         stdout.contains("note: runs a, c share seed 1: on the GPU they re-run the same placements"),
         "{stdout}"
@@ -112,6 +118,21 @@ fn repeats_with_different_seeds_are_summed_and_each_part_kept() {
     let (code, _, err) = merge(&[&out, &a], &root.join("twice"));
     assert_eq!(code, Some(2));
     assert!(err.contains("both contain run a"), "{err}");
+
+    // Run boundaries that do not divide the parts are refused on reading, naming the file.
+    let file = out.join("tests/SB.json");
+    let json = std::fs::read_to_string(&file).unwrap();
+    let (good, bad) = (
+        format!("{PARTS},\n      {PARTS}"),
+        format!("{PARTS},\n      1"),
+    );
+    assert!(json.contains(&good), "{json}");
+    std::fs::write(&file, json.replace(&good, &bad)).unwrap();
+    let err = read_result_set(&out).unwrap_err().to_string();
+    assert!(
+        err.contains("SB.json") && err.contains("observed.run_parts"),
+        "{err}"
+    );
 }
 
 #[test]

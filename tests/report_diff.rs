@@ -6,7 +6,7 @@ mod common;
 use common::results::{covering, records, run, suite, Knobs};
 use common::scratch;
 use ptx_litmus::report::diff;
-use ptx_litmus::results::{read_result_set, write_result_set, Shard};
+use ptx_litmus::results::{merge, read_result_set, write_result_set, ResultSet, Shard, Unit};
 use std::path::Path;
 
 fn cli(args: &[&Path]) -> (i32, String, String) {
@@ -120,7 +120,7 @@ fn records_without_parts_are_not_tested_however_large_the_change() {
     assert_eq!(d.significant().count(), 0);
     assert_eq!(d.tested(), 0);
     let sb = d.rates.iter().find(|r| r.name == "SB").unwrap();
-    assert_eq!((sb.parts, sb.test), ((0, 0), None));
+    assert_eq!((sb.units, sb.test), ((0, 0), None));
     let text = diff::text(&d);
     assert!(
         text.contains("Significant weak-rate changes: 0 of 0 tests compared (2 not tested"),
@@ -207,4 +207,80 @@ fn merge_and_report_through_the_command_line() {
         "{stdout}"
     );
     assert!(out.join("report.html").exists() && out.join("plots/MP.png").exists());
+}
+
+/// A set merging one run per entry of `sb`, SB weak that many times in each; each run's parts
+/// agree with each other as closely as counts allow, so only the runs differ.
+fn repeats(root: &Path, name: &str, sb: &[u64]) -> ResultSet {
+    let sets: Vec<ResultSet> = sb
+        .iter()
+        .enumerate()
+        .map(|(i, &sb_weak)| {
+            let id = format!("{name}{i}");
+            let mut r = run(&id, "550.54.15", None);
+            r.parameters.seed = i as u64 + 1;
+            let knobs = Knobs {
+                sb_weak,
+                ..Knobs::default()
+            };
+            let d = root.join(&id);
+            write_result_set(&d, &r, &records(&suite(knobs), 2.0), false).unwrap();
+            read_result_set(&d).unwrap()
+        })
+        .collect();
+    let (run, tests) = merge(&sets, name).unwrap();
+    ResultSet {
+        dir: root.join(name),
+        run,
+        tests,
+    }
+}
+
+fn sb_change(a: &ResultSet, b: &ResultSet) -> diff::RateChange {
+    let d = diff::diff(a, b);
+    d.rates.into_iter().find(|r| r.name == "SB").unwrap()
+}
+
+#[test]
+fn drift_between_runs_is_not_a_change_once_the_sets_merge_repeats() {
+    let root = scratch("diff-runs");
+    // One run a side: parts of one run scatter little, so 5,000 -> 6,000 is significant.
+    let single = sb_change(
+        &repeats(&root, "a", &[5_000]),
+        &repeats(&root, "b", &[6_000]),
+    );
+    assert_eq!((single.unit, single.units), (Unit::Part, (20, 20)));
+    assert!(single.significant, "{single:?}");
+    // Two runs a side that drift by 2,000: the same kind of step is within that drift.
+    let drift = sb_change(
+        &repeats(&root, "c", &[5_000, 7_000]),
+        &repeats(&root, "d", &[6_000, 8_000]),
+    );
+    assert_eq!((drift.unit, drift.units), (Unit::Run, (2, 2)));
+    let t = drift.test.unwrap();
+    assert!(
+        t.phi > 100.0 && t.p > 0.5 && !drift.significant,
+        "{drift:?}"
+    );
+    // Runs that agree within 200 and step by 4,000: a change beyond the drift.
+    let real = sb_change(
+        &repeats(&root, "e", &[5_000, 5_200]),
+        &repeats(&root, "f", &[9_000, 9_200]),
+    );
+    assert_eq!(real.unit, Unit::Run);
+    assert!(real.significant, "{real:?}");
+    // One merged side is enough to count both by run: a single run is then one unit.
+    let mixed = sb_change(
+        &repeats(&root, "g", &[5_000]),
+        &repeats(&root, "h", &[6_000, 8_000]),
+    );
+    assert_eq!((mixed.unit, mixed.units), (Unit::Run, (1, 2)));
+    let text = diff::method_note(&diff::diff(
+        &repeats(&root, "i", &[5_000, 7_000]),
+        &repeats(&root, "j", &[6_000, 8_000]),
+    ));
+    assert!(
+        text.contains("3 of the 3 tests compared were compared by run"),
+        "{text}"
+    );
 }

@@ -10,7 +10,7 @@ use super::diff::ALPHA;
 use super::dispersion::{quasi_binomial, rate_interval};
 use super::format;
 use super::html::esc;
-use crate::results::{PartCounts, ResultSet, TestRecord};
+use crate::results::{ObservedData, ResultSet, TestRecord, Unit};
 use crate::text::pad;
 use crate::verdict::{unseen_upper_bound_95, Class, Status};
 use std::collections::BTreeSet;
@@ -90,7 +90,7 @@ fn seen(t: &TestRecord) -> Seen {
         Status::Conformant if v.counts.weak > 0 => Seen::Weak(
             v.counts.weak,
             n,
-            rate_interval(&t.observed.parts).map(|r| (r.lo, r.hi)),
+            rate_interval(&t.observed.units(Unit::of(&[&t.observed]))).map(|r| (r.lo, r.hi)),
         ),
         Status::Conformant => Seen::Unseen(n, unseen_upper_bound_95(n).unwrap_or(1.0)),
     }
@@ -138,8 +138,8 @@ fn describe(set: &ResultSet) -> String {
     parts.join(", ")
 }
 
-/// Each set's cell for the test, with the parts of its record when the cell has a weak rate.
-fn cells_of<'a>(sets: &'a [ResultSet], name: &str) -> Vec<(Seen, Option<&'a [PartCounts]>)> {
+/// Each set's cell for the test, with its record's observations when the cell has a weak rate.
+fn cells_of<'a>(sets: &'a [ResultSet], name: &str) -> Vec<(Seen, Option<&'a ObservedData>)> {
     let mut first_hash: Option<&str> = None;
     sets.iter()
         .map(|s| match s.tests.iter().find(|t| t.name == name) {
@@ -148,20 +148,22 @@ fn cells_of<'a>(sets: &'a [ResultSet], name: &str) -> Vec<(Seen, Option<&'a [Par
             Some(t) => {
                 first_hash.get_or_insert(&t.hash);
                 let cell = seen(t);
-                let parts = cell.has_rate().then_some(t.observed.parts.as_slice());
-                (cell, parts)
+                let observed = cell.has_rate().then_some(&t.observed);
+                (cell, observed)
             }
         })
         .collect()
 }
 
 /// Over every pair of cells with weak rates: the smallest two-sided p-value of the
-/// quasi-binomial comparison, the pairs compared, and those without enough parts to compare.
-fn pairwise(parts: &[&[PartCounts]]) -> (Option<f64>, usize, usize) {
+/// quasi-binomial comparison (by run when either merges runs, else by part), the pairs
+/// compared, and those without enough units to compare.
+fn pairwise(sets: &[&ObservedData]) -> (Option<f64>, usize, usize) {
     let (mut min, mut pairs, mut untested): (Option<f64>, usize, usize) = (None, 0, 0);
-    for i in 0..parts.len() {
-        for j in i + 1..parts.len() {
-            match quasi_binomial(parts[i], parts[j]) {
+    for i in 0..sets.len() {
+        for j in i + 1..sets.len() {
+            let unit = Unit::of(&[sets[i], sets[j]]);
+            match quasi_binomial(&sets[i].units(unit), &sets[j].units(unit)) {
                 Some(d) => {
                     pairs += 1;
                     min = Some(min.map_or(d.p, |m| m.min(d.p)));
@@ -183,10 +185,10 @@ pub fn compare(sets: &[ResultSet]) -> Comparison {
     let mut lines: Vec<Line> = names
         .into_iter()
         .map(|name| {
-            let (cells, parts): (Vec<Seen>, Vec<_>) = cells_of(sets, name).into_iter().unzip();
+            let (cells, observed): (Vec<Seen>, Vec<_>) = cells_of(sets, name).into_iter().unzip();
             let kinds: BTreeSet<&str> = cells.iter().map(Seen::kind).collect();
-            let parts: Vec<&[PartCounts]> = parts.into_iter().flatten().collect();
-            let (min_p, pairs, untested) = pairwise(&parts);
+            let observed: Vec<&ObservedData> = observed.into_iter().flatten().collect();
+            let (min_p, pairs, untested) = pairwise(&observed);
             pairs_total += pairs;
             Line {
                 name: name.to_string(),
@@ -252,9 +254,10 @@ fn note(c: &Comparison) -> String {
          launch batches), not the instance, since the instances of one round share its timing \
          and load: each pair of sets is compared by the quasi-binomial Wald test over their \
          parts (dispersion phi, at least 1, from how far each set's parts scatter around its \
-         rate; Student's t), significant when p < {ALPHA} / {} = {:.3e} (Bonferroni over the {} \
+         rate; Student's t), or over their runs when either set merges repeated runs of the \
+         test, so that the drift between runs of one setup is not called a change; significant when p < {ALPHA} / {} = {:.3e} (Bonferroni over the {} \
          pairs compared; {untested} pairs had too few parts to compare). weak: rate per \
-         instance [95 % interval over the set's parts: Wilson's at n / phi instances with t's \
+         instance [95 % interval over the set's parts, or runs when it merges them: Wilson's at n / phi instances with t's \
          critical value]; unseen: allowed weak outcomes never seen, rate < the 95 % upper bound \
          of independent instances (about 3/n; rounds that share their load make the honest \
          bound wider); conformant (n): no violation in n instances, and the model allows no \

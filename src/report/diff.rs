@@ -6,7 +6,7 @@ use super::differences::{differences, placement, Difference};
 use super::dispersion::{quasi_binomial, Dispersed};
 use super::format;
 use super::html::esc;
-use crate::results::{ResultSet, TestRecord};
+use crate::results::{ResultSet, TestRecord, Unit};
 use crate::verdict::Status;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -34,9 +34,11 @@ pub struct RateChange {
     pub a: (u64, u64),
     /// Weak instances and instances in B.
     pub b: (u64, u64),
-    /// Parts (groups of rounds or launch batches) recorded in A and in B.
-    pub parts: (usize, usize),
-    /// The quasi-binomial comparison over the parts; `None` when too few were recorded.
+    /// What the comparison counts as one observation: parts, or runs when a set merges them.
+    pub unit: Unit,
+    /// Units in A and in B.
+    pub units: (usize, usize),
+    /// The quasi-binomial comparison over the units; `None` when too few were recorded.
     pub test: Option<Dispersed>,
     /// Whether the p-value is below the Bonferroni threshold.
     pub significant: bool,
@@ -88,15 +90,22 @@ pub fn method_note(d: &Diff) -> String {
          degrees of freedom (a set contributes its parts less 1 when its rate is neither 0 nor \
          1); significant when p < {} / {} = {:.3e} (Bonferroni over the {} tests compared). \
          Tests without such degrees of freedom (too few parts; records written before parts \
-         were kept have none) are not tested. The test compares these two runs as they ran: \
-         it cannot tell a change of the GPU, driver or compiler from the drift between two runs \
-         of one setup (on the CPU backend, where the host places the cores; on a GPU, its \
-         clocks and the state stress leaves), which it may call significant too. Repeated runs \
-         of each setup, combined with `merge`, show how far runs of one setup differ.",
+         were kept have none) are not tested. Parts of one run cannot tell a change of the \
+         GPU, driver or compiler from the drift between two runs of one setup (on the CPU \
+         backend, where the host places the cores; on a GPU, its clocks and the state stress \
+         leaves), which they may call significant too. So when either set merges repeated runs \
+         of a test (`merge`), the unit is the whole run instead: phi then measures how far runs \
+         of one setup differ, and a change is significant only beyond that drift ({} of the {} \
+         tests compared were compared by run).",
         crate::harness::parts::MAX_PARTS,
         ALPHA,
         tested.max(1),
         d.threshold,
+        tested,
+        d.rates
+            .iter()
+            .filter(|r| r.test.is_some() && r.unit == Unit::Run)
+            .count(),
         tested
     )
 }
@@ -196,13 +205,15 @@ fn rate_change(name: &str, ta: &TestRecord, tb: &TestRecord) -> Option<RateChang
     if na == 0 || nb == 0 {
         return None;
     }
-    let (pa, pb) = (&ta.observed.parts, &tb.observed.parts);
+    let unit = Unit::of(&[&ta.observed, &tb.observed]);
+    let (ua, ub) = (ta.observed.units(unit), tb.observed.units(unit));
     Some(RateChange {
         name: name.into(),
         a: (ka, na),
         b: (kb, nb),
-        parts: (pa.len(), pb.len()),
-        test: quasi_binomial(pa, pb),
+        unit,
+        units: (ua.len(), ub.len()),
+        test: quasi_binomial(&ua, &ub),
         significant: false,
     })
 }
@@ -241,10 +252,19 @@ fn ratio(r: &RateChange) -> String {
 fn test_summary(r: &RateChange) -> String {
     match r.test {
         Some(t) => format!(
-            "p = {:.2e}, phi = {:.1}, {} + {} parts",
-            t.p, t.phi, r.parts.0, r.parts.1
+            "p = {:.2e}, phi = {:.1}, {} + {} {}",
+            t.p,
+            t.phi,
+            r.units.0,
+            r.units.1,
+            r.unit.plural()
         ),
-        None => format!("not tested: {} + {} parts recorded", r.parts.0, r.parts.1),
+        None => format!(
+            "not tested: {} + {} {} recorded",
+            r.units.0,
+            r.units.1,
+            r.unit.plural()
+        ),
     }
 }
 
@@ -271,7 +291,7 @@ fn rates_text(s: &mut String, d: &Diff) {
         d.tested()
     );
     if untested > 0 {
-        let _ = write!(s, " ({untested} not tested: too few parts)");
+        let _ = write!(s, " ({untested} not tested: too few parts or runs)");
     }
     let _ = writeln!(s);
     for r in sig {
@@ -430,7 +450,7 @@ fn rates_html(h: &mut String, d: &Diff) {
         h,
         "<section id=\"rates\">\n<h2>Weak rates ({} significant of {} compared)</h2>\n\
          <table>\n<tr><th>test</th><th>A weak / instances</th><th>B weak / instances</th>\
-         <th>A rate</th><th>B rate</th><th>B / A</th><th>p</th><th>phi</th><th>parts</th>\
+         <th>A rate</th><th>B rate</th><th>B / A</th><th>p</th><th>phi</th><th>units</th>\
          <th>significant</th></tr>",
         d.significant().count(),
         d.tested()
@@ -443,7 +463,7 @@ fn rates_html(h: &mut String, d: &Diff) {
         let _ = writeln!(
             h,
             "<tr{}><td>{}</td><td>{} / {}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{p}</td><td>{phi}</td><td>{} + {}</td><td>{}</td></tr>",
+             <td>{p}</td><td>{phi}</td><td>{} + {} {}</td><td>{}</td></tr>",
             if r.significant { " class=\"sig\"" } else { "" },
             esc(&r.name),
             format::count(r.a.0),
@@ -453,8 +473,9 @@ fn rates_html(h: &mut String, d: &Diff) {
             rate(r.a.0, r.a.1),
             rate(r.b.0, r.b.1),
             ratio(r),
-            r.parts.0,
-            r.parts.1,
+            r.units.0,
+            r.units.1,
+            r.unit.plural(),
             if r.significant { "yes" } else { "no" }
         );
     }

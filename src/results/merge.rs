@@ -6,7 +6,7 @@
 use super::error::ResultsError;
 use super::io::ResultSet;
 use super::judge_model::JudgeModel;
-use super::record::{Parameters, Rates, RunPart, RunRecord, TestRecord};
+use super::record::{ObservedData, Parameters, Rates, RunPart, RunRecord, TestRecord};
 use crate::codegen::Stress;
 use crate::harness::notes;
 use crate::verdict::{self, Class, JudgedOutcome};
@@ -287,15 +287,26 @@ fn add_test(acc: &mut TestRecord, t: &TestRecord) -> Result<(), ResultsError> {
         .checked_add(t.observed.skipped)
         .ok_or_else(overflow)?;
     acc.observed.elapsed_s += t.observed.elapsed_s;
-    // Repeats of a test keep every part; one record without parts leaves the whole without.
-    if acc.observed.parts.is_empty() || t.observed.parts.is_empty() {
-        acc.observed.parts.clear();
-    } else {
-        acc.observed.parts.extend_from_slice(&t.observed.parts);
-    }
+    add_parts(&mut acc.observed, &t.observed);
     add_notes(acc, t).ok_or_else(overflow)?;
     acc.rates = Rates::of(&acc.verdict, acc.observed.elapsed_s);
     Ok(())
+}
+
+/// Appends a repeat's parts, and where each run's parts begin, so that a comparison can take
+/// the run as its unit; one record without parts leaves the whole without.
+fn add_parts(acc: &mut ObservedData, t: &ObservedData) {
+    if acc.parts.is_empty() || t.parts.is_empty() {
+        acc.parts.clear();
+        acc.run_parts.clear();
+        return;
+    }
+    let boundaries = |o: &ObservedData| match o.run_parts.is_empty() {
+        true => vec![o.parts.len() as u64],
+        false => o.run_parts.clone(),
+    };
+    acc.run_parts = [boundaries(acc), boundaries(t)].concat();
+    acc.parts.extend_from_slice(&t.parts);
 }
 
 /// Refuses to add `t` to `acc` unless both are the same test judged by the same model.

@@ -14,6 +14,7 @@ pub mod schema;
 pub mod schema_check;
 mod shard;
 pub mod time;
+mod units;
 mod validate;
 mod writer;
 
@@ -30,6 +31,7 @@ pub use record::{
     TEST_FORMAT,
 };
 pub use shard::Shard;
+pub use units::Unit;
 pub use writer::{write_result_set, SetWriter, LOCK_FILE};
 
 use std::path::{Path, PathBuf};

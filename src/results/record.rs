@@ -169,6 +169,10 @@ pub struct ObservedData {
     /// written before parts were kept: such a record has no honest unit for comparing rates.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parts: Vec<PartCounts>,
+    /// How many of `parts` each run contributed, in order, when the record merges repeated
+    /// runs of the test; empty for one run. It lets a comparison take the run as its unit.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub run_parts: Vec<u64>,
 }
 
 /// One part of a run: instances judged (skipped ones excluded) and those ending weak.
@@ -390,6 +394,7 @@ impl TestRecord {
                 skipped: observed.skipped,
                 elapsed_s: observed.elapsed_s,
                 parts: part_counts(&verdict, observed.parts),
+                run_parts: Vec::new(),
             },
             rates: Rates::of(&verdict, observed.elapsed_s),
             verdict,

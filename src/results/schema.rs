@@ -253,6 +253,7 @@ fn observed_data() -> Json {
             ("skipped", count(), Always),
             ("elapsed_s", number(), Always),
             ("parts", list(reference("PartCounts")), Optional),
+            ("run_parts", list(count()), Optional),
         ],
     )
 }

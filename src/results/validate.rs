@@ -48,7 +48,10 @@ pub fn test_record(t: &TestRecord) -> Result<(), String> {
 fn parts_add_up(t: &TestRecord) -> Result<(), String> {
     let parts = &t.observed.parts;
     if parts.is_empty() {
-        return Ok(());
+        return match t.observed.run_parts.is_empty() {
+            true => Ok(()),
+            false => Err("observed.run_parts: runs given but no parts".into()),
+        };
     }
     let sum = |f: fn(&PartCounts) -> u64| {
         parts
@@ -64,6 +67,24 @@ fn parts_add_up(t: &TestRecord) -> Result<(), String> {
         return Err(format!(
             "observed.parts: {instances} instances and {weak} weak, but the verdict has {} and {}",
             t.verdict.instances, t.verdict.counts.weak
+        ));
+    }
+    runs_cover_parts(t)
+}
+
+/// Each merged run, when the boundaries are kept, has at least one part, and together the
+/// runs hold every part.
+fn runs_cover_parts(t: &TestRecord) -> Result<(), String> {
+    let o = &t.observed;
+    if o.run_parts.is_empty() {
+        return Ok(());
+    }
+    let sum = o.run_parts.iter().try_fold(0u64, |a, &n| a.checked_add(n));
+    if o.run_parts.contains(&0) || sum != Some(o.parts.len() as u64) {
+        return Err(format!(
+            "observed.run_parts: {:?} do not divide the {} parts into runs of at least one",
+            o.run_parts,
+            o.parts.len()
         ));
     }
     Ok(())
