@@ -4,24 +4,7 @@
 
 use ptx_litmus::litmus::ast::*;
 use ptx_litmus::model::{check, sc_outcomes, sc_outcomes_axiomatic};
-
-/// xorshift64*: a small deterministic generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len())]
-    }
-}
+use ptx_litmus::rng::Rng;
 
 const LOCS: [&str; 2] = ["x", "y"];
 const SCOPES: [Scope; 3] = [Scope::Cta, Scope::Gpu, Scope::Sys];
@@ -91,7 +74,7 @@ fn random_instr(rng: &mut Rng, next_reg: &mut usize, value: &mut Value) -> Instr
 }
 
 fn random_test(seed: u64) -> Test {
-    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let mut rng = Rng::new(seed);
     let nthreads = 2 + rng.below(2);
     let mut value = 0;
     let mut threads = Vec::new();
@@ -217,7 +200,7 @@ fn every_sc_outcome_is_allowed() {
 
 #[test]
 fn strengthening_an_access_never_enlarges_the_allowed_set() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let mut compared = 0;
     for seed in 0..CASES {
         let t = random_test(seed);
@@ -239,7 +222,7 @@ fn strengthening_an_access_never_enlarges_the_allowed_set() {
 
 #[test]
 fn adding_a_fence_never_enlarges_the_allowed_set() {
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     for seed in 0..CASES {
         let t = random_test(seed);
         let mut f = t.clone();
