@@ -363,7 +363,7 @@ fn interpret(
                 dep,
                 ord,
             } => {
-                if dep.is_some_and(|r| regs[r as usize] != 0) {
+                if unmet(dep, regs) {
                     return Status::Unexpected;
                 }
                 regs[dst as usize] = mem[addr as usize].load(ord);
@@ -374,7 +374,7 @@ fn interpret(
                 src,
                 ord,
             } => {
-                if dep.is_some_and(|r| regs[r as usize] != 0) {
+                if unmet(dep, regs) {
                     return Status::Unexpected;
                 }
                 mem[addr as usize].store(val(regs, src), ord);
@@ -388,30 +388,10 @@ fn interpret(
                 b,
                 ord,
             } => {
-                if dep.is_some_and(|r| regs[r as usize] != 0) {
+                if unmet(dep, regs) {
                     return Status::Unexpected;
                 }
-                let cell = &mem[addr as usize];
-                let a = val(regs, a);
-                let old = match op {
-                    AtomOp::Add => cell.fetch_add(a, ord),
-                    AtomOp::Sub => cell.fetch_sub(a, ord),
-                    AtomOp::Exch => cell.swap(a, ord),
-                    AtomOp::Cas => {
-                        match cell.compare_exchange(a, val(regs, b), ord, failure(ord)) {
-                            Ok(v) | Err(v) => v,
-                        }
-                    }
-                    AtomOp::And => cell.fetch_and(a, ord),
-                    AtomOp::Or => cell.fetch_or(a, ord),
-                    AtomOp::Xor => cell.fetch_xor(a, ord),
-                    // Unsigned 32-bit comparisons, exactly as the model computes them.
-                    AtomOp::Inc | AtomOp::Dec | AtomOp::Min | AtomOp::Max => match cell
-                        .fetch_update(ord, failure(ord), |old| arith::rmw(op, old, a, None))
-                    {
-                        Ok(v) | Err(v) => v,
-                    },
-                };
+                let old = rmw(&mem[addr as usize], op, val(regs, a), val(regs, b), ord);
                 if let Some(d) = dst {
                     regs[d as usize] = old;
                 }
@@ -440,6 +420,36 @@ fn interpret(
         }
     }
     Status::Done
+}
+
+/// Whether the register added to an access's address (an address dependency) is not 0: the
+/// backend's locations are fixed words, so any other value is an unexpected outcome.
+#[inline(always)]
+fn unmet(dep: Option<u8>, regs: &[Value; MAX_REGS]) -> bool {
+    dep.is_some_and(|r| regs[r as usize] != 0)
+}
+
+/// One atomic read-modify-write of `cell` with operands `a` (and `b`, CAS's new value);
+/// returns the value it read.
+#[inline(always)]
+fn rmw(cell: &AtomicI64, op: AtomOp, a: Value, b: Value, ord: Ordering) -> Value {
+    match op {
+        AtomOp::Add => cell.fetch_add(a, ord),
+        AtomOp::Sub => cell.fetch_sub(a, ord),
+        AtomOp::Exch => cell.swap(a, ord),
+        AtomOp::Cas => match cell.compare_exchange(a, b, ord, failure(ord)) {
+            Ok(v) | Err(v) => v,
+        },
+        AtomOp::And => cell.fetch_and(a, ord),
+        AtomOp::Or => cell.fetch_or(a, ord),
+        AtomOp::Xor => cell.fetch_xor(a, ord),
+        // Unsigned 32-bit comparisons, exactly as the model computes them.
+        AtomOp::Inc | AtomOp::Dec | AtomOp::Min | AtomOp::Max => {
+            match cell.fetch_update(ord, failure(ord), |old| arith::rmw(op, old, a, None)) {
+                Ok(v) | Err(v) => v,
+            }
+        }
+    }
 }
 
 #[cfg(test)]
