@@ -333,8 +333,9 @@ pub struct CampaignRunArgs {
     /// dir, removed at the end).
     #[arg(long)]
     pub work: Option<PathBuf>,
-    /// Run only these steps (in manifest order), done or not.
-    #[arg(long)]
+    /// Run only these steps (in manifest order), done or not: repeated, or a comma-separated
+    /// list (`--only compiler-jit,compiler-jit-2`).
+    #[arg(long, value_delimiter = ',')]
     pub only: Vec<String>,
 }
 

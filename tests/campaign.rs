@@ -355,13 +355,13 @@ fn the_checked_in_preflight_and_bench_steps_run_on_the_cpu_backend() {
         "--budget",
         "400s",
         "--only",
-        "preflight",
+        "preflight,bench",
     ];
     // Without NVIDIA tools on PATH the preflight skips memcheck and the SASS check, saying so.
     let o = bin()
         .arg("campaign")
         .args(args)
-        .args(["--only", "bench", "--results"])
+        .arg("--results")
         .arg(&results)
         .arg("--out")
         .arg(&out)
