@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{bin, scratch, text};
+use common::{bin, root, scratch, text};
 use ptx_litmus::campaign::{limits, progress};
 use std::path::{Path, PathBuf};
 use std::process::Output;
@@ -280,6 +280,19 @@ fn the_checked_in_manifest_reads_and_says_what_comes_first() {
     }
     assert!(window("tune") <= 4, "{said}");
     assert!(!said.contains("never started"), "{said}");
+    // docs/gpu-runs.md shows the first windows of this plan: each line it shows is printed.
+    let doc = std::fs::read_to_string(root().join("docs/gpu-runs.md")).unwrap();
+    let shown = doc
+        .split_once("```\nwindows of 480 s")
+        .and_then(|(_, rest)| rest.split_once("```"))
+        .expect("the plan's block in docs/gpu-runs.md")
+        .0;
+    for line in shown.lines().skip(1).filter(|l| l.trim() != "...") {
+        assert!(
+            said.contains(line),
+            "docs/gpu-runs.md shows `{line}`; status says:\n{said}"
+        );
+    }
 }
 
 #[test]
