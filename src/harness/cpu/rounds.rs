@@ -13,7 +13,7 @@ use super::layout::{Arena, Layout};
 use super::load;
 use super::options::Sync;
 use super::program::{Program, Source, MAX_REGS, SLOT_WORDS};
-use super::wait::{wait_until, SpinBarrier};
+use super::wait::{spin_for, wait_until, SpinBarrier};
 use crate::harness::parts::Parts;
 use crate::harness::Budget;
 use crate::outcome::Histogram;
@@ -78,6 +78,8 @@ struct Shared<'a> {
     totals: Mutex<Tally>,
     done_instances: AtomicU64,
     finished: AtomicBool,
+    /// Whether the roles outnumber the cores this process may use (waits then yield sooner).
+    oversubscribed: bool,
     /// The thread that watches the run, woken when it finishes: a test shorter than the
     /// watch's period then ends when its workers do, and its CPU use is measured over its
     /// own time.
@@ -211,6 +213,7 @@ impl<'a> Shared<'a> {
             totals: Mutex::new(Tally::default()),
             done_instances: AtomicU64::new(0),
             finished: AtomicBool::new(false),
+            oversubscribed: roles > super::provenance::cores(),
             watcher: std::thread::current(),
         }
     }
@@ -255,6 +258,7 @@ fn plan_round(
 #[inline(never)]
 fn worker(w: usize, sh: &Shared, cancel: &AtomicBool, partial: &AtomicBool, started: Instant) {
     let workers = sh.assignment.len();
+    spin_for(sh.oversubscribed);
     let mut rng = Rng::new(sh.plan.seed);
     let mut local = LocalCounts::default();
     let mut values = vec![0i64; sh.prog.sources.len()];
@@ -309,8 +313,6 @@ fn play(sh: &Shared, role_id: usize, n: usize) {
     };
     for i in 0..n {
         if every > 0 && i % every == 0 {
-            // Arrive at this alignment point and wait for the other roles, so that all start
-            // the next instances together.
             // Arrive (a locked increment) and wait for the other roles, so that all start the
             // next instances together.
             let s = &sh.starts[i / every];
