@@ -8,7 +8,7 @@ use super::layout::Layout;
 use super::resolve;
 use crate::litmus::ast::{
     Addr, AluOp, AtomOp, BarRedOp, Barrier, CmpOp, Fence, FenceSem, Instr, LoadSem, LocationKind,
-    Operand, Proxy, Reg, RmwSem, Spelled, StoreSem, Test, Value,
+    Operand, Proxy, Reg, RmwSem, Spelled, StoreSem, Test, Thread, Value,
 };
 use crate::outcome::{observables, Observable};
 use std::collections::BTreeMap;
@@ -237,39 +237,16 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
     let (mut bar_plans, cta_slots) = cta_barriers(test, &cta_indices(test))?;
     let (mut arrive_slots, mut wait_slots, barrier_slots) = cluster_barriers(test, cta_slots);
 
-    let obs = observables(original);
     let mut regs: Vec<RegMap> = test.threads.iter().map(|_| RegMap::default()).collect();
     let mut roles = Vec::with_capacity(test.threads.len());
     for t in &test.threads {
-        let map = &mut regs[t.id];
-        let (labels, n) = labels_of(&t.body);
-        let mut ops = Vec::with_capacity(n as usize);
-        let mut next_bar = 0u16;
-        for i in &t.body {
-            if let Some(op) = compile_instr(i, map, &addr_of, &labels, &mut next_bar)? {
-                ops.push(op);
-            }
-        }
-        refuse_barriers_in_loops(&ops)?;
-        let bars = std::mem::take(&mut bar_plans[t.id])
-            .into_iter()
-            .map(|b| compile_bar(b, map))
-            .collect::<Result<Vec<Bar>, String>>()?;
-        let mut init = [0; MAX_REGS];
-        for ri in test.reg_init.iter().filter(|r| r.thread == t.id) {
-            init[map.index(&ri.reg)? as usize] = ri.value;
-        }
-        roles.push(Role {
-            ops,
-            init,
-            observed: Vec::new(),
-            bars,
-            arrive_slots: std::mem::take(&mut arrive_slots[t.id]),
-            wait_slots: std::mem::take(&mut wait_slots[t.id]),
-        });
+        let mut role = compile_role(t, test, &mut regs[t.id], &addr_of, &mut bar_plans[t.id])?;
+        role.arrive_slots = std::mem::take(&mut arrive_slots[t.id]);
+        role.wait_slots = std::mem::take(&mut wait_slots[t.id]);
+        roles.push(role);
     }
-    let mut sources = Vec::with_capacity(obs.len());
-    for o in &obs {
+    let mut sources = Vec::new();
+    for o in &observables(original) {
         sources.push(match o {
             Observable::Reg { thread, reg } => observe(&mut roles, &mut regs, *thread, reg)?,
             Observable::Loc(name) => Source::Mem(addr_of(
@@ -284,6 +261,43 @@ pub fn compile(test: &Test, layout: &Layout) -> Result<Program, String> {
         sources,
         init_words,
         barrier_slots,
+    })
+}
+
+/// Thread `t`'s role: its instructions, its CTA barriers (taken from `bars`) with their
+/// operands resolved, and its registers' initial values; no observed registers or cluster
+/// barrier slots yet.
+fn compile_role(
+    t: &Thread,
+    test: &Test,
+    map: &mut RegMap,
+    addr_of: &dyn Fn(&str) -> Result<u32, String>,
+    bars: &mut Vec<BarPlan>,
+) -> Result<Role, String> {
+    let (labels, n) = labels_of(&t.body);
+    let mut ops = Vec::with_capacity(n as usize);
+    let mut next_bar = 0u16;
+    for i in &t.body {
+        if let Some(op) = compile_instr(i, map, addr_of, &labels, &mut next_bar)? {
+            ops.push(op);
+        }
+    }
+    refuse_barriers_in_loops(&ops)?;
+    let bars = std::mem::take(bars)
+        .into_iter()
+        .map(|b| compile_bar(b, map))
+        .collect::<Result<Vec<Bar>, String>>()?;
+    let mut init = [0; MAX_REGS];
+    for ri in test.reg_init.iter().filter(|r| r.thread == t.id) {
+        init[map.index(&ri.reg)? as usize] = ri.value;
+    }
+    Ok(Role {
+        ops,
+        init,
+        observed: Vec::new(),
+        bars,
+        arrive_slots: Vec::new(),
+        wait_slots: Vec::new(),
     })
 }
 
