@@ -46,6 +46,14 @@ fn repeats_with_different_seeds_are_summed_and_each_part_kept() {
         "{stdout}"
     );
     assert!(!stdout.contains("share seed"), "{stdout}");
+    // Only SB has weak outcomes; its two runs agree exactly.
+    assert!(
+        stdout.contains(
+            "scatter of the 1 repeated tests with weak outcomes: median phi 1.0 between runs, \
+             1.0 within a run"
+        ),
+        "{stdout}"
+    );
     let one = read_result_set(&a).unwrap();
     let m = read_result_set(&out).unwrap();
     for (t, single) in m.tests.iter().zip(&one.tests) {

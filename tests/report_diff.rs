@@ -6,6 +6,7 @@ mod common;
 use common::results::{covering, records, run, suite, Knobs};
 use common::scratch;
 use ptx_litmus::report::diff;
+use ptx_litmus::report::dispersion::run_scatter;
 use ptx_litmus::results::{merge, read_result_set, write_result_set, ResultSet, Shard, Unit};
 use std::path::Path;
 
@@ -262,6 +263,13 @@ fn drift_between_runs_is_not_a_change_once_the_sets_merge_repeats() {
         t.phi > 100.0 && t.p > 0.5 && !drift.significant,
         "{drift:?}"
     );
+    // merge says how far such runs scatter against their parts (evenly spread: phi 1).
+    let scatter = run_scatter(&repeats(&root, "k", &[5_000, 7_000]).tests).unwrap();
+    assert_eq!((scatter.tests, scatter.within_runs), (1, 1.0));
+    assert!(scatter.between_runs > 100.0, "{scatter:?}");
+    let steady = run_scatter(&repeats(&root, "l", &[5_000, 5_000]).tests).unwrap();
+    assert_eq!(steady.between_runs, 1.0);
+    assert_eq!(run_scatter(&repeats(&root, "m", &[5_000]).tests), None);
     // Runs that agree within 200 and step by 4,000: a change beyond the drift.
     let real = sb_change(
         &repeats(&root, "e", &[5_000, 5_200]),

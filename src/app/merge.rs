@@ -3,8 +3,9 @@
 
 use super::{AppError, Exit};
 use crate::cli::MergeArgs;
+use crate::report::dispersion::run_scatter;
 use crate::report::summary;
-use crate::results::{self, RunPart};
+use crate::results::{self, RunPart, TestRecord};
 use std::collections::BTreeMap;
 
 /// Runs `merge`.
@@ -23,6 +24,9 @@ pub fn run(args: &MergeArgs) -> Result<Exit, AppError> {
     results::write_result_set(&args.out, &run, &tests, args.force)?;
     print!("{}", summary::render(&run, &tests));
     print!("{}", what_was_summed(&run.merged_parts));
+    if let Some(line) = scatter_line(&tests) {
+        println!("{line}");
+    }
     println!("wrote {}", args.out.display());
     Ok(Exit::Success)
 }
@@ -62,4 +66,15 @@ fn what_was_summed(parts: &[RunPart]) -> String {
         ));
     }
     s
+}
+
+/// The line saying how far the merged runs scatter, and one run's parts, when tests repeat.
+fn scatter_line(tests: &[TestRecord]) -> Option<String> {
+    let s = run_scatter(tests)?;
+    Some(format!(
+        "scatter of the {} repeated tests with weak outcomes: median phi {:.1} between runs, \
+         {:.1} within a run (1 = binomial); diff and compare take the run as the unit for this \
+         set",
+        s.tests, s.between_runs, s.within_runs
+    ))
 }

@@ -9,7 +9,7 @@
 //! never below 1. The rates are then compared by a Wald statistic with the pooled rate in the
 //! variance, against Student's t with the residual degrees of freedom.
 
-use crate::results::PartCounts;
+use crate::results::{PartCounts, TestRecord, Unit};
 
 /// The outcome of comparing two sets of parts.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -87,6 +87,52 @@ pub fn rate_interval(parts: &[PartCounts]) -> Option<RateInterval> {
     let phi = (pearson(&parts, p) / df as f64).max(1.0);
     let (lo, hi) = super::stats::wilson(p, n / phi, t_critical_95(df));
     Some(RateInterval { lo, hi, phi, df })
+}
+
+/// How far repeated runs of one setup scatter, against how far one run's parts do.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunScatter {
+    /// Tests merged from two or more runs whose weak rate is neither 0 nor 1.
+    pub tests: usize,
+    /// The median over those tests of `φ` with the run as the unit.
+    pub between_runs: f64,
+    /// The median over those tests of `φ` within runs: each run's parts around that run's
+    /// own rate.
+    pub within_runs: f64,
+}
+
+/// The scatter of the repeated tests of a merged set (`None` when none repeats with a weak
+/// rate strictly between 0 and 1). Runs far more scattered than their parts mean that a
+/// comparison of single runs would take drift for change.
+pub fn run_scatter(tests: &[TestRecord]) -> Option<RunScatter> {
+    let (mut runs, mut parts): (Vec<f64>, Vec<f64>) = tests
+        .iter()
+        .filter(|t| t.observed.runs() >= 2)
+        .filter(|t| (1..t.verdict.instances).contains(&t.verdict.counts.weak))
+        .filter_map(|t| {
+            let between = rate_interval(&t.observed.units(Unit::Run))?.phi;
+            Some((between, within_runs_phi(&t.observed.runs_parts())?))
+        })
+        .unzip();
+    Some(RunScatter {
+        tests: runs.len(),
+        between_runs: super::stats::median(&mut runs)?,
+        within_runs: super::stats::median(&mut parts)?,
+    })
+}
+
+/// The dispersion of parts around their own run's rate, pooled over the runs (Pearson's X²
+/// over the residual degrees of freedom, at least 1); `None` without such freedom.
+fn within_runs_phi(runs: &[&[PartCounts]]) -> Option<f64> {
+    let (mut x2, mut df) = (0.0, 0u64);
+    for run in runs {
+        let parts: Vec<&PartCounts> = run.iter().filter(|p| p.instances > 0).collect();
+        let (k, n) = totals(&parts);
+        let p = if n > 0.0 { k / n } else { 0.0 };
+        x2 += pearson(&parts, p);
+        df += residual_df(&parts, p);
+    }
+    (df > 0).then(|| (x2 / df as f64).max(1.0))
 }
 
 /// The two-sided 95 % critical value of Student's t with `df` degrees of freedom (by bisection

@@ -49,17 +49,25 @@ impl ObservedData {
 
     /// The record's observations in `unit`: its parts, or each run's parts summed.
     pub fn units(&self, unit: Unit) -> Vec<PartCounts> {
-        if unit == Unit::Part {
-            return self.parts.clone();
+        match unit {
+            Unit::Part => self.parts.clone(),
+            Unit::Run => self.runs_parts().into_iter().filter_map(total).collect(),
         }
+    }
+
+    /// Each run's parts, in order (one run, or none without parts, unless it merges runs).
+    pub fn runs_parts(&self) -> Vec<&[PartCounts]> {
         if self.run_parts.is_empty() {
-            return total(&self.parts).into_iter().collect();
+            return [self.parts.as_slice()]
+                .into_iter()
+                .filter(|p| !p.is_empty())
+                .collect();
         }
         let mut rest = self.parts.as_slice();
         let mut runs = Vec::with_capacity(self.run_parts.len());
         for &n in &self.run_parts {
             let (run, tail) = rest.split_at((n as usize).min(rest.len()));
-            runs.extend(total(run));
+            runs.push(run);
             rest = tail;
         }
         runs
