@@ -77,6 +77,10 @@ fn planted_violation_and_rate_change_are_reported_and_exit_1() {
         "the test used is stated: {out}"
     );
     assert!(
+        out.contains("`merge` repeated runs of each and diff again to compare by run"),
+        "a change between single runs says what would tell it from drift: {out}"
+    );
+    assert!(
         out.contains("Runs differ in: 1 settings\n  provenance.driver: 550.54.15 -> 560.28.03\n"),
         "{out}"
     );
@@ -277,6 +281,14 @@ fn drift_between_runs_is_not_a_change_once_the_sets_merge_repeats() {
     );
     assert_eq!(real.unit, Unit::Run);
     assert!(real.significant, "{real:?}");
+    let text = diff::text(&diff::diff(
+        &repeats(&root, "e2", &[5_000, 5_200]),
+        &repeats(&root, "f2", &[9_000, 9_200]),
+    ));
+    assert!(
+        text.contains("2 + 2 runs") && !text.contains("`merge` repeated runs"),
+        "{text}"
+    );
     // One merged side is enough to count both by run: a single run is then one unit.
     let mixed = sb_change(
         &repeats(&root, "g", &[5_000]),

@@ -294,6 +294,7 @@ fn rates_text(s: &mut String, d: &Diff) {
         let _ = write!(s, " ({untested} not tested: too few parts or runs)");
     }
     let _ = writeln!(s);
+    let by_part = sig.iter().any(|r| r.unit == Unit::Part);
     for r in sig {
         let _ = writeln!(
             s,
@@ -303,6 +304,14 @@ fn rates_text(s: &mut String, d: &Diff) {
             rate(r.b.0, r.b.1),
             ratio(r),
             test_summary(r)
+        );
+    }
+    if by_part {
+        let _ = writeln!(
+            s,
+            "  (compared by the parts of one run a side, which cannot tell these from the drift \
+             between runs of one setup: `merge` repeated runs of each and diff again to compare \
+             by run)"
         );
     }
 }
