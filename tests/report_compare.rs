@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::results::{covering, records, run, suite, Knobs};
+use common::results::{covering, records, repeats, run, suite, Knobs};
 use common::{bin, scratch, text};
 use ptx_litmus::report::compare::{self, Seen};
 use ptx_litmus::results::{read_result_set, write_result_set};
@@ -212,4 +212,28 @@ fn cpu_result_sets_compare() {
             + row.matches("conformant (").count();
         assert_eq!(cells, 3, "{row}");
     }
+}
+
+#[test]
+fn sets_that_merge_repeats_are_compared_by_run() {
+    let root = scratch("compare-runs");
+    let weak_cell = |c: &compare::Comparison| {
+        let sb = c.lines.iter().find(|l| l.name == "SB").unwrap();
+        (sb.significant, sb.cells.clone())
+    };
+    // One run a side: 5,000 -> 6,000 weak is beyond the parts' scatter.
+    let single = [repeats(&root, "a", &[5_000]), repeats(&root, "b", &[6_000])];
+    assert!(weak_cell(&compare::compare(&single)).0);
+    // Runs that drift by 2,000 a side: the same step is within the drift, and each set's
+    // interval is over its two runs (wide), not its parts.
+    let merged = [
+        repeats(&root, "c", &[5_000, 7_000]),
+        repeats(&root, "d", &[6_000, 8_000]),
+    ];
+    let (significant, cells) = weak_cell(&compare::compare(&merged));
+    assert!(!significant);
+    let Seen::Weak(_, _, Some((lo, hi))) = cells[0] else {
+        panic!("{cells:?}");
+    };
+    assert!(lo < 3e-3 && hi > 9e-3, "{lo} {hi}");
 }

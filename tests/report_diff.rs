@@ -3,11 +3,11 @@
 
 mod common;
 
-use common::results::{covering, records, run, suite, Knobs};
+use common::results::{covering, records, repeats, run, suite, Knobs};
 use common::scratch;
 use ptx_litmus::report::diff;
 use ptx_litmus::report::dispersion::run_scatter;
-use ptx_litmus::results::{merge, read_result_set, write_result_set, ResultSet, Shard, Unit};
+use ptx_litmus::results::{read_result_set, write_result_set, ResultSet, Shard, Unit};
 use std::path::Path;
 
 fn cli(args: &[&Path]) -> (i32, String, String) {
@@ -212,33 +212,6 @@ fn merge_and_report_through_the_command_line() {
         "{stdout}"
     );
     assert!(out.join("report.html").exists() && out.join("plots/MP.png").exists());
-}
-
-/// A set merging one run per entry of `sb`, SB weak that many times in each; each run's parts
-/// agree with each other as closely as counts allow, so only the runs differ.
-fn repeats(root: &Path, name: &str, sb: &[u64]) -> ResultSet {
-    let sets: Vec<ResultSet> = sb
-        .iter()
-        .enumerate()
-        .map(|(i, &sb_weak)| {
-            let id = format!("{name}{i}");
-            let mut r = run(&id, "550.54.15", None);
-            r.parameters.seed = i as u64 + 1;
-            let knobs = Knobs {
-                sb_weak,
-                ..Knobs::default()
-            };
-            let d = root.join(&id);
-            write_result_set(&d, &r, &records(&suite(knobs), 2.0), false).unwrap();
-            read_result_set(&d).unwrap()
-        })
-        .collect();
-    let (run, tests) = merge(&sets, name).unwrap();
-    ResultSet {
-        dir: root.join(name),
-        run,
-        tests,
-    }
 }
 
 fn sb_change(a: &ResultSet, b: &ResultSet) -> diff::RateChange {

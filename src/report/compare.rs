@@ -255,10 +255,11 @@ fn note(c: &Comparison) -> String {
          and load: each pair of sets is compared by the quasi-binomial Wald test over their \
          parts (dispersion phi, at least 1, from how far each set's parts scatter around its \
          rate; Student's t), or over their runs when either set merges repeated runs of the \
-         test, so that the drift between runs of one setup is not called a change; significant when p < {ALPHA} / {} = {:.3e} (Bonferroni over the {} \
-         pairs compared; {untested} pairs had too few parts to compare). weak: rate per \
-         instance [95 % interval over the set's parts, or runs when it merges them: Wilson's at n / phi instances with t's \
-         critical value]; unseen: allowed weak outcomes never seen, rate < the 95 % upper bound \
+         test, so that the drift between runs of one setup is not called a change; \
+         significant when p < {ALPHA} / {} = {:.3e} (Bonferroni over the {} pairs compared; \
+         {untested} pairs had too few parts to compare). weak: rate per instance [95 % \
+         interval over the set's parts, or runs when it merges them: Wilson's at n / phi \
+         instances with t's critical value]; unseen: allowed weak outcomes never seen, rate < the 95 % upper bound \
          of independent instances (about 3/n; rounds that share their load make the honest \
          bound wider); conformant (n): no violation in n instances, and the model allows no \
          weak outcome to see.",

@@ -301,9 +301,12 @@ fn add_parts(acc: &mut ObservedData, t: &ObservedData) {
         acc.run_parts.clear();
         return;
     }
-    let boundaries = |o: &ObservedData| match o.run_parts.is_empty() {
-        true => vec![o.parts.len() as u64],
-        false => o.run_parts.clone(),
+    let boundaries = |o: &ObservedData| {
+        if o.run_parts.is_empty() {
+            vec![o.parts.len() as u64]
+        } else {
+            o.run_parts.clone()
+        }
     };
     acc.run_parts = [boundaries(acc), boundaries(t)].concat();
     acc.parts.extend_from_slice(&t.parts);

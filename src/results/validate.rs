@@ -48,10 +48,10 @@ pub fn test_record(t: &TestRecord) -> Result<(), String> {
 fn parts_add_up(t: &TestRecord) -> Result<(), String> {
     let parts = &t.observed.parts;
     if parts.is_empty() {
-        return match t.observed.run_parts.is_empty() {
-            true => Ok(()),
-            false => Err("observed.run_parts: runs given but no parts".into()),
-        };
+        if !t.observed.run_parts.is_empty() {
+            return Err("observed.run_parts: runs given but no parts".into());
+        }
+        return Ok(());
     }
     let sum = |f: fn(&PartCounts) -> u64| {
         parts

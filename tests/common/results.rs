@@ -5,8 +5,12 @@
 use ptx_litmus::litmus::ast::{CmpOp, Condition, Prop, Quantifier, Reg, Term};
 use ptx_litmus::model::{CheckResult, ModelVerdict};
 use ptx_litmus::outcome::{Histogram, Observable, Outcome};
-use ptx_litmus::results::{Observed, Parameters, RunRecord, Shard, TestIdentity, TestRecord};
+use ptx_litmus::results::{
+    merge, read_result_set, write_result_set, Observed, Parameters, ResultSet, RunRecord, Shard,
+    TestIdentity, TestRecord,
+};
 use std::collections::BTreeSet;
+use std::path::Path;
 
 /// One test's ingredients.
 pub struct Fixture {
@@ -268,4 +272,31 @@ pub fn run(run_id: &str, driver: &str, shard: Option<Shard>) -> RunRecord {
 pub fn covering(mut run: RunRecord, tests: &[TestRecord]) -> RunRecord {
     run.test_paths = tests.iter().map(|t| t.path.clone()).collect();
     run
+}
+
+/// A set merging one run per entry of `sb`, SB weak that many times in each; each run's parts
+/// agree with each other as closely as counts allow, so only the runs differ.
+pub fn repeats(root: &Path, name: &str, sb: &[u64]) -> ResultSet {
+    let sets: Vec<ResultSet> = sb
+        .iter()
+        .enumerate()
+        .map(|(i, &sb_weak)| {
+            let id = format!("{name}{i}");
+            let mut r = run(&id, "550.54.15", None);
+            r.parameters.seed = i as u64 + 1;
+            let knobs = Knobs {
+                sb_weak,
+                ..Knobs::default()
+            };
+            let d = root.join(&id);
+            write_result_set(&d, &r, &records(&suite(knobs), 2.0), false).unwrap();
+            read_result_set(&d).unwrap()
+        })
+        .collect();
+    let (run, tests) = merge(&sets, name).unwrap();
+    ResultSet {
+        dir: root.join(name),
+        run,
+        tests,
+    }
 }
