@@ -47,11 +47,18 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare result sets: two side by side, or N as a matrix of tests × sets; exit 1 when
     /// a later set has a violation that the first did not.
+    ///
+    /// Weak rates are compared with the part of a run as the unit, or the whole run when a set
+    /// merges repeated runs of a test (`merge`), so that the drift between runs of one setup is
+    /// not called a change.
     Diff(DiffArgs),
     /// Combine result sets of one experiment (shards, repeated runs with any seeds or
     /// budgets) into one, summing each test's counts; each run's seed, budget and provenance
     /// is kept in run.json's `merged_parts`. Sets with a different preset, incantations or
     /// backend options are different experiments and are refused (compare them with `diff`).
+    ///
+    /// Each test keeps which of its parts came from which run, so `diff` of merged sets compares
+    /// runs; `merge` prints how far the runs scatter against the parts of one run.
     Merge(MergeArgs),
     /// Run tests on a backend, judge the outcomes against the PTX model, write a result set.
     Run(RunArgs),
