@@ -172,54 +172,10 @@ impl Parser<'_> {
                 Instr::Fence(Fence::Membar(level))
             }
             "bar" | "barrier" => Instr::Barrier(self.barrier(&mut q)?),
-            "mov" => {
-                q.skip_type();
-                q.finish(self)?;
-                let dst = self.reg()?;
-                self.comma()?;
-                let src = self.operand()?;
-                Instr::Mov { dst, src }
-            }
-            "add" | "sub" | "mul" | "and" | "or" | "xor" => {
-                let op = AluOp::spelled(&base).expect("an ALU mnemonic of the arm above");
-                if op == AluOp::Mul {
-                    q.take_word("`.lo`", "lo");
-                }
-                q.skip_type();
-                q.finish(self)?;
-                let dst = self.reg()?;
-                self.comma()?;
-                let a = self.operand()?;
-                self.comma()?;
-                let b = self.operand()?;
-                Instr::Alu { op, dst, a, b }
-            }
-            b if CmpOp::ALL.iter().any(|o| o.branch() == b) => {
-                let op = CmpOp::ALL
-                    .into_iter()
-                    .find(|o| o.branch() == b)
-                    .expect("a branch mnemonic");
-                q.finish(self)?;
-                let a = self.operand()?;
-                self.comma()?;
-                let b = self.operand()?;
-                self.comma()?;
-                let target = self.label(thread)?;
-                Instr::Branch {
-                    cond: Some(BranchCond { op, a, b }),
-                    target,
-                }
-            }
-            "goto" | "bra" => {
-                if base == "bra" {
-                    q.take_word("`.uni`", "uni");
-                }
-                q.finish(self)?;
-                Instr::Branch {
-                    cond: None,
-                    target: self.label(thread)?,
-                }
-            }
+            "mov" => self.mov(&mut q)?,
+            "add" | "sub" | "mul" | "and" | "or" | "xor" => self.alu(&base, &mut q)?,
+            b if CmpOp::ALL.iter().any(|o| o.branch() == b) => self.branch(b, &mut q, thread)?,
+            "goto" | "bra" => self.goto(&base, &mut q, thread)?,
             _ => {
                 return Err(ParseError::syntax(
                     self.path,
@@ -230,6 +186,62 @@ impl Parser<'_> {
             }
         };
         Ok(instr)
+    }
+
+    /// `mov{.type} dst, src`.
+    fn mov(&mut self, q: &mut Quals) -> Result<Instr, ParseError> {
+        q.skip_type();
+        q.finish(self)?;
+        let dst = self.reg()?;
+        self.comma()?;
+        let src = self.operand()?;
+        Ok(Instr::Mov { dst, src })
+    }
+
+    /// `add`, `sub`, `mul{.lo}`, `and`, `or`, `xor` with a type: `dst, a, b`.
+    fn alu(&mut self, base: &str, q: &mut Quals) -> Result<Instr, ParseError> {
+        let op = AluOp::spelled(base).expect("an ALU mnemonic of the caller's arm");
+        if op == AluOp::Mul {
+            q.take_word("`.lo`", "lo");
+        }
+        q.skip_type();
+        q.finish(self)?;
+        let dst = self.reg()?;
+        self.comma()?;
+        let a = self.operand()?;
+        self.comma()?;
+        let b = self.operand()?;
+        Ok(Instr::Alu { op, dst, a, b })
+    }
+
+    /// A conditional branch (`beq`, `bne`, ...): `a, b, label`.
+    fn branch(&mut self, base: &str, q: &mut Quals, thread: usize) -> Result<Instr, ParseError> {
+        let op = CmpOp::ALL
+            .into_iter()
+            .find(|o| o.branch() == base)
+            .expect("a branch mnemonic of the caller's arm");
+        q.finish(self)?;
+        let a = self.operand()?;
+        self.comma()?;
+        let b = self.operand()?;
+        self.comma()?;
+        let target = self.label(thread)?;
+        Ok(Instr::Branch {
+            cond: Some(BranchCond { op, a, b }),
+            target,
+        })
+    }
+
+    /// An unconditional branch: `goto label` or `bra{.uni} label`.
+    fn goto(&mut self, base: &str, q: &mut Quals, thread: usize) -> Result<Instr, ParseError> {
+        if base == "bra" {
+            q.take_word("`.uni`", "uni");
+        }
+        q.finish(self)?;
+        Ok(Instr::Branch {
+            cond: None,
+            target: self.label(thread)?,
+        })
     }
 
     fn load(&mut self, base: &str, q: &mut Quals, thread: usize) -> Result<Instr, ParseError> {
