@@ -552,6 +552,11 @@ pub struct DiffArgs {
     /// Also write the comparison as a self-contained HTML page here.
     #[arg(long)]
     pub html: Option<PathBuf>,
+    /// The comparison as one JSON document on stdout instead of the text, for scripts: format
+    /// `ptx-litmus-diff/1` (two sets) or `ptx-litmus-compare/1` (the table of N), with every
+    /// field the text shows.
+    #[arg(long)]
+    pub json: bool,
     /// Overwrite the HTML file if it exists.
     #[arg(long)]
     pub force: bool,

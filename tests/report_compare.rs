@@ -87,6 +87,24 @@ fn planted_changes_are_marked_in_the_matrix() {
         page.contains("<td class=\"violation\">VIOLATION 3/1,000,000</td>"),
         "{page}"
     );
+
+    // --json: the same table as one JSON document, with the same exit status.
+    let o = bin()
+        .arg("diff")
+        .args(&dirs)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["format"], "ptx-litmus-compare/1");
+    let lines = v["comparison"]["lines"].as_array().unwrap();
+    let corr = lines.iter().find(|l| l["name"] == "CoRR").unwrap();
+    assert_eq!(corr["kinds_differ"], true);
+    assert_eq!(
+        corr["cells"][1]["violation"],
+        serde_json::json!([3, 1_000_000])
+    );
 }
 
 /// Two sets of SB with `weak` of 1,000,000 weak instances over 20 parts of 50,000: the same

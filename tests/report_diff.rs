@@ -85,6 +85,16 @@ fn planted_violation_and_rate_change_are_reported_and_exit_1() {
         "{out}"
     );
     assert!(out.contains("Only in A: 1\n  MP\n"), "{out}");
+    let (code, json, err) = cli(&[Path::new("diff"), &a, &b, Path::new("--json")]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["format"], "ptx-litmus-diff/1");
+    assert_eq!(v["diff"]["new_violations"], serde_json::json!(["CoRR"]));
+    let sb = &v["diff"]["rates"][0];
+    assert_eq!(
+        (&sb["name"], &sb["significant"], &sb["unit"]),
+        (&"SB".into(), &true.into(), &"part".into())
+    );
     let html = std::fs::read_to_string(&html_path).unwrap();
     assert!(html.contains("<li class=\"violation\">CoRR</li>"));
     assert!(html.contains("<tr class=\"sig\"><td>SB</td>"));

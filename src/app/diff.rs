@@ -7,6 +7,11 @@ use crate::report::{compare, diff};
 use crate::results::{self, ResultsError};
 use std::path::Path;
 
+/// The format tag of `diff --json` for two sets.
+pub const DIFF_FORMAT: &str = "ptx-litmus-diff/1";
+/// The format tag of `diff --json` for the table of N sets.
+pub const COMPARE_FORMAT: &str = "ptx-litmus-compare/1";
+
 /// Runs `diff`.
 pub fn run(args: &DiffArgs) -> Result<Exit, AppError> {
     let sets = args
@@ -14,17 +19,29 @@ pub fn run(args: &DiffArgs) -> Result<Exit, AppError> {
         .iter()
         .map(|p| results::read_result_set(p))
         .collect::<Result<Vec<_>, _>>()?;
-    let (page, regressed) = if sets.len() == 2 && !args.matrix {
+    let (text, json, page, regressed) = if sets.len() == 2 && !args.matrix {
         let d = diff::diff(&sets[0], &sets[1]);
-        print!("{}", diff::text(&d));
-        (diff::html(&d), d.regressed())
+        let json = serde_json::json!({ "format": DIFF_FORMAT, "diff": d });
+        (diff::text(&d), json, diff::html(&d), d.regressed())
     } else {
         let c = compare::compare(&sets);
-        print!("{}", compare::text(&c));
-        (compare::html(&c), c.regressed())
+        let json = serde_json::json!({ "format": COMPARE_FORMAT, "comparison": c });
+        (compare::text(&c), json, compare::html(&c), c.regressed())
     };
+    if args.json {
+        println!("{json}");
+    } else {
+        print!("{text}");
+    }
     if let Some(path) = &args.html {
         write_page(path, &page, args.force)?;
+        // Stdout holds only the JSON document when asked for.
+        let wrote = format!("wrote {}", path.display());
+        if args.json {
+            eprintln!("{wrote}");
+        } else {
+            println!("{wrote}");
+        }
     }
     Ok(if regressed {
         Exit::Finding
@@ -33,6 +50,7 @@ pub fn run(args: &DiffArgs) -> Result<Exit, AppError> {
     })
 }
 
+/// Writes `page` to `path`, refusing to overwrite without `force`.
 fn write_page(path: &Path, page: &str, force: bool) -> Result<(), AppError> {
     if path.exists() && !force {
         return Err(ResultsError::Exists {
@@ -41,6 +59,5 @@ fn write_page(path: &Path, page: &str, force: bool) -> Result<(), AppError> {
         .into());
     }
     results::write_text(path, page)?;
-    println!("wrote {}", path.display());
     Ok(())
 }

@@ -13,11 +13,13 @@ use super::html::esc;
 use crate::results::{ObservedData, ResultSet, TestRecord, Unit};
 use crate::text::pad;
 use crate::verdict::{unseen_upper_bound_95, Class, Status};
+use serde::Serialize;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
 /// What one set saw of one test.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Seen {
     /// The set did not run the test.
     Absent,
@@ -97,7 +99,7 @@ fn seen(t: &TestRecord) -> Seen {
 }
 
 /// One test across the sets.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Line {
     /// The test's name.
     pub name: String,
@@ -115,7 +117,7 @@ pub struct Line {
 }
 
 /// The whole comparison.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Comparison {
     /// Each set's run id and a short description (backend, device, driver, compiler).
     pub runs: Vec<(String, String)>,

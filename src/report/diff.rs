@@ -8,6 +8,7 @@ use super::format;
 use super::html::esc;
 use crate::results::{ResultSet, TestRecord, Unit};
 use crate::verdict::Status;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -15,7 +16,7 @@ use std::fmt::Write;
 pub const ALPHA: f64 = 0.05;
 
 /// A test whose judgement differs between the sets.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct VerdictChange {
     /// The test's name.
     pub name: String,
@@ -26,7 +27,7 @@ pub struct VerdictChange {
 }
 
 /// The weak-rate comparison of a test present in both sets.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RateChange {
     /// The test's name.
     pub name: String,
@@ -52,7 +53,7 @@ impl RateChange {
 }
 
 /// Everything `diff` reports.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Diff {
     /// Run ids of A and B.
     pub runs: (String, String),

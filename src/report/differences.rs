@@ -5,6 +5,7 @@
 use crate::harness::notes;
 use crate::results::{RunRecord, TestRecord};
 use crate::tune::state::JUMP;
+use serde::Serialize;
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -26,7 +27,7 @@ const NOT_SETUP: [&str; 11] = [
 
 /// One setting that differs: its dotted path in `run.json` and its value in A and in B
 /// (`-` where absent).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Difference {
     /// The field, e.g. `parameters.seed` or `provenance.driver`.
     pub field: String,

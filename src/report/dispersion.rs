@@ -10,9 +10,10 @@
 //! variance, against Student's t with the residual degrees of freedom.
 
 use crate::results::{PartCounts, TestRecord, Unit};
+use serde::Serialize;
 
 /// The outcome of comparing two sets of parts.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Dispersed {
     /// The two-sided p-value.
     pub p: f64,

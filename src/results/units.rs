@@ -6,9 +6,11 @@
 //! calls the drift between runs significant; with the run as its unit it measures that drift.
 
 use super::{ObservedData, PartCounts};
+use serde::Serialize;
 
 /// What a comparison takes as one observation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Unit {
     /// A part of a run: a group of CPU rounds or GPU launch batches.
     Part,
