@@ -149,8 +149,9 @@ pub enum ToolchainsAction {
         /// Comma-separated specifications.
         spec: String,
     },
-    /// Assemble the tests' kernels with each selected version into the store (`cubins/`), so
-    /// that `run --compiler ptxas:VERSION` works where the store travels without its ptxas.
+    /// Assemble the tests' kernels with each selected version into the store (`cubins/`, and
+    /// the PTX of each in `ptx/`), so that `run --compiler ptxas:VERSION` works where the
+    /// store's `cubins/` travel without its ptxas.
     Prebuild {
         /// Comma-separated specifications (`12.4,13.0`, `all`).
         spec: String,

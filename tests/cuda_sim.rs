@@ -12,6 +12,7 @@
 mod common;
 
 use common::{bin, fresh, root, scratch, text};
+use ptx_litmus::toolchain::store;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
@@ -273,6 +274,79 @@ fn a_kernel_is_compiled_once_when_its_kind_already_showed_its_grid() {
     ran.no_violation();
     assert_eq!(ran.stat("modules"), 5, "{}", ran.log);
     assert_eq!(grids(&ran), ["grid=1056", "grid=264", "grid=264"]);
+}
+
+/// A toolchain store as it travels to a GPU machine: `version`'s cubins of `test`, made by
+/// `toolchains prebuild` with the real store's ptxas, and no ptxas.
+fn carried_store(name: &str, version: &str, test: &str) -> PathBuf {
+    let real = store::resolve(&store::root(), &[version.parse().unwrap()]).unwrap();
+    let carried = fresh(name);
+    let bin_dir = carried.join(format!("cuda-{version}/bin"));
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    std::os::unix::fs::symlink(real[0].ptxas(), bin_dir.join("ptxas")).unwrap();
+    let o = bin()
+        .args(["toolchains", "prebuild", version, test, "--stress", "basic"])
+        .env(store::ENV, &carried)
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    std::fs::remove_dir_all(&bin_dir).unwrap();
+    carried
+}
+
+#[test]
+fn an_offline_cubin_is_loaded_as_prebuilt_and_counts_as_the_ptx_it_was_made_of() {
+    let name = "an_offline_cubin_is_loaded_as_prebuilt_and_counts_as_the_ptx_it_was_made_of";
+    let Some(versions) = common::sass::pinned_present(name) else {
+        return;
+    };
+    let v = &versions[0];
+    let carried = carried_store("offline_store", v, MP);
+    let compiler = format!("ptxas:{v}");
+    let args = [
+        "run",
+        MP,
+        "--stress",
+        "basic",
+        "--time",
+        "0.2",
+        "--compiler",
+        &compiler,
+    ];
+    let args = [&args[..], &["-o", "grid=preset"]].concat();
+    let env = [(store::ENV, carried.to_str().unwrap())];
+    let Some(ran) = on_sim("offline", &args, &env) else {
+        return;
+    };
+    ran.no_violation();
+    counted_as_simulated(&ran, 1);
+    assert!(ran.log.contains("module: offline cubin of "), "{}", ran.log);
+    assert!(!ran.log.contains("counts nothing"), "{}", ran.log);
+    // The cubin that ran is the prebuilt file, byte for byte.
+    let notes = &ran.records[0]["notes"];
+    assert_eq!(notes["kernel.compiler"], format!("ptxas {v} (prebuilt)"));
+    let cubins = std::fs::read_dir(carried.join(format!("cuda-{v}/cubins"))).unwrap();
+    let cubin = std::fs::read(cubins.flatten().next().unwrap().path()).unwrap();
+    let hash = format!("{:016x}", ptx_litmus::litmus::fnv1a64(&cubin));
+    assert_eq!(notes["kernel.sass_hash"], hash.as_str());
+    assert_eq!(
+        notes["kernel.cubin_bytes"],
+        cubin.len().to_string().as_str()
+    );
+    // Without its PTX beside it the simulation counts nothing, and the checksum says so.
+    std::fs::remove_dir_all(carried.join(format!("cuda-{v}/ptx"))).unwrap();
+    let Some(ran) = on_sim("offline-uncounted", &args, &env) else {
+        return;
+    };
+    ran.no_violation();
+    assert!(ran.log.contains("counts nothing"), "{}", ran.log);
+    let reasons = ran.reasons();
+    assert!(
+        reasons[0].contains("device counts do not add up"),
+        "{reasons:?}"
+    );
+    assert_eq!(ran.code, Some(2), "{}", ran.stderr);
 }
 
 #[test]

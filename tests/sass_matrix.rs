@@ -10,7 +10,7 @@ use ptx_litmus::codegen::Kernel;
 use ptx_litmus::sass::deviation::Deviation;
 use ptx_litmus::sass::matrix::{self, Column, Verdict};
 use ptx_litmus::sass::{disasm, signature, tools, Tool};
-use ptx_litmus::toolchain::{store, Spec};
+use ptx_litmus::toolchain::store;
 
 fn mp() -> Kernel {
     kernel(&load("litmus/mp/MP+rel.gpu+acq.gpu.litmus")).expect("MP generates")
@@ -189,37 +189,6 @@ fn a_planted_reordering_is_highlighted_and_reduced_to_its_smallest_test() {
     );
     let md = ptx_litmus::sass::matrix_report::markdown(&m, "");
     assert!(md.contains("Reduced to 1 threads, 2 instructions"), "{md}");
-}
-
-/// The versions `scripts/setup-tools` installs into the store.
-fn pinned() -> Vec<String> {
-    let script = std::fs::read_to_string(root().join("scripts/setup-tools")).unwrap();
-    let line = script
-        .lines()
-        .find_map(|l| l.strip_prefix("toolchains=\""))
-        .expect("scripts/setup-tools pins toolchains=\"A B\"");
-    line.trim_end_matches('"')
-        .split_whitespace()
-        .map(str::to_string)
-        .collect()
-}
-
-/// Whether the pinned versions are in the store; CI must have them.
-fn pinned_present(test: &str) -> Option<Vec<String>> {
-    let versions = pinned();
-    assert_eq!(versions.len(), 2, "two pinned versions: {versions:?}");
-    let root = store::root();
-    for v in &versions {
-        let spec: Spec = v.parse().unwrap();
-        if let Err(e) = store::resolve(&root, &[spec]) {
-            if std::env::var_os("CI").is_some() {
-                panic!("{test}: CI must run this test, but {e}");
-            }
-            eprintln!("{test}: skipping, not checked: {e}");
-            return None;
-        }
-    }
-    tools_present(test).then_some(versions)
 }
 
 #[test]

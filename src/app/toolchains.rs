@@ -67,7 +67,15 @@ fn install_all(root: &std::path::Path, versions: &[String]) -> Result<Exit, AppE
     Ok(exit)
 }
 
-/// Writes each kernel's cubin of each selected version into the store.
+/// Writes `bytes` to `path`, making its folder first.
+fn write_beside(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
+    std::fs::create_dir_all(path.parent().expect("a store file has a folder"))
+        .and_then(|()| std::fs::write(path, bytes))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Writes each kernel's cubin of each selected version into the store, and beside `cubins/`
+/// the PTX each was made of.
 fn prebuild(
     root: &std::path::Path,
     spec: &str,
@@ -80,11 +88,9 @@ fn prebuild(
     for i in installed.iter().filter(|i| i.has_ptxas()) {
         let mut written = 0;
         for (path, k) in &kernels {
-            let out = i.cubin_path(arch, &k.ptx);
             let made = offline_cubin(i, &k.ptx, arch).and_then(|(cubin, _)| {
-                std::fs::create_dir_all(out.parent().expect("cubins/ has a parent"))
-                    .and_then(|()| std::fs::write(&out, cubin))
-                    .map_err(|e| format!("{}: {e}", out.display()))
+                write_beside(&i.cubin_path(arch, &k.ptx), &cubin)?;
+                write_beside(&i.source_path(&k.ptx), k.ptx.as_bytes())
             });
             match made {
                 Ok(()) => written += 1,

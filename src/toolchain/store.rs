@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 /// The folder of a version's prebuilt cubins.
 const CUBINS: &str = "cubins";
 
+/// The folder of the PTX each prebuilt cubin was made of (left behind when cubins travel).
+const SOURCES: &str = "ptx";
+
 /// The environment variable that names the store's folder.
 pub const ENV: &str = "PTX_LITMUS_TOOLCHAINS";
 
@@ -42,6 +45,14 @@ impl Installed {
         self.dir
             .join(CUBINS)
             .join(format!("{arch}-{:016x}.cubin", fnv1a64(ptx.as_bytes())))
+    }
+
+    /// Where `toolchains prebuild` keeps the PTX the cubin of `cubin_path(arch, ptx)` was
+    /// made of, named by the same hash, so a cubin can be traced to its kernel.
+    pub fn source_path(&self, ptx: &str) -> PathBuf {
+        self.dir
+            .join(SOURCES)
+            .join(format!("{:016x}.ptx", fnv1a64(ptx.as_bytes())))
     }
 
     /// What `source.txt` says (wheel, digest, date), or an empty string.
@@ -175,6 +186,15 @@ mod tests {
             file.starts_with("sm_90-") && file.ends_with(".cubin"),
             "{file}"
         );
+        let source = carried.source_path(".version 8.0");
+        assert_eq!(
+            source
+                .file_stem()
+                .map(|s| format!("sm_90-{}.cubin", s.to_string_lossy())),
+            Some(file.clone()),
+            "the PTX is named by the cubin's hash"
+        );
+        assert_ne!(source.parent(), cubin.parent(), "cubins/ travels alone");
         let specs = super::super::version::parse_specs("13,12.4").unwrap();
         assert_eq!(
             names(&resolve(&root, &specs).unwrap()),

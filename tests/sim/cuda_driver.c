@@ -12,8 +12,9 @@
  * launch's instances, spread evenly over every outcome word (so every outcome is observed,
  * forbidden ones included), and adds them to the checked counter. The checksum and the stress
  * self-test then pass, and a run's records, reports and result sets are made from CUDA counts.
- * A module loaded as an offline ELF cubin has no comment: its kernels count nothing, and its
- * runs end at the checksum.
+ * A module loaded as an offline ELF cubin has no comment; it counts as the PTX it was made of
+ * when `toolchains prebuild` left that in the store (PTXL_SIM_STORE below), else its kernels
+ * count nothing and its runs end at the checksum.
  *
  * What it checks is the driver's contract, as the CUDA Driver API reference states it: a
  * current context on the calling thread, live handles, launch shapes within the device's limits
@@ -29,8 +30,11 @@
  *
  * Environment:
  *   PTXL_SIM_LOG=FILE        append violations, one "launch:" line per function's first launch,
- *                            and at exit a "stats:" line of launch counts
+ *                            one "module:" line per offline cubin loaded, and at exit a
+ *                            "stats:" line of launch counts
  *   PTXL_SIM_GPU=h200        an H200 (default an H100 SXM)
+ *   PTXL_SIM_STORE=DIR       the toolchain store whose cubins/ and ptx/ name an offline
+ *                            cubin's PTX (default $PTX_LITMUS_TOOLCHAINS, else ./.tools)
  *   PTXL_SIM_KERNEL_US=N     microseconds each kernel keeps its stream busy
  *   PTXL_SIM_REGS=N[,M...]   registers per thread of the kernels of the first module loaded,
  *                            of the second, ...; the last for the rest (default 32)
@@ -45,7 +49,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,6 +101,13 @@ static void note(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     logf_line("launch", fmt, ap);
+    va_end(ap);
+}
+
+static void note_module(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    logf_line("module", fmt, ap);
     va_end(ap);
 }
 
@@ -869,14 +882,72 @@ CUresult cuLinkDestroy(void *state) {
     return OK;
 }
 
-/* The size of an ELF64 image: its section header table ends it. */
+/* The size of an ELF64 image: its section header table or, after that in ptxas's cubins, its
+ * program header table ends it. */
 static size_t elf_bytes(const unsigned char *e) {
-    uint64_t shoff;
-    uint16_t shentsize, shnum;
+    uint64_t shoff, phoff;
+    uint16_t phentsize, phnum, shentsize, shnum;
+    memcpy(&phoff, e + 0x20, 8);
     memcpy(&shoff, e + 0x28, 8);
+    memcpy(&phentsize, e + 0x36, 2);
+    memcpy(&phnum, e + 0x38, 2);
     memcpy(&shentsize, e + 0x3a, 2);
     memcpy(&shnum, e + 0x3c, 2);
-    return (size_t)(shoff + (uint64_t)shentsize * shnum);
+    uint64_t sections = shoff + (uint64_t)shentsize * shnum;
+    uint64_t programs = phoff + (uint64_t)phentsize * phnum;
+    return (size_t)(sections > programs ? sections : programs);
+}
+
+/* The whole of file `path` with a NUL after it, or NULL; `*bytes` its size. */
+static char *read_file(const char *path, size_t *bytes) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    rewind(f);
+    char *text = size >= 0 ? malloc((size_t)size + 1) : NULL;
+    if (text && fread(text, 1, (size_t)size, f) != (size_t)size) free(text), text = NULL;
+    fclose(f);
+    if (text) text[size] = '\0', *bytes = (size_t)size;
+    return text;
+}
+
+/* The PTX in `version`'s ptx/ folder named by the hash in `cubin` (ARCH-HASH.cubin). */
+static char *source_named_by(const char *root, const char *version, const char *cubin) {
+    const char *hash = strrchr(cubin, '-');
+    size_t len = hash ? strcspn(hash + 1, ".") : 0, bytes;
+    char path[4096];
+    if (!len) return NULL;
+    snprintf(path, sizeof path, "%s/%s/ptx/%.*s.ptx", root, version, (int)len, hash + 1);
+    return read_file(path, &bytes);
+}
+
+/* The PTX an offline cubin of `bytes` was made of, when `toolchains prebuild` left it in the
+ * store (PTXL_SIM_STORE, else $PTX_LITMUS_TOOLCHAINS, else ./.tools): the store's cubin with
+ * the same bytes names it. NULL when there is none. */
+static char *source_of_cubin(const unsigned char *img, size_t bytes) {
+    const char *root = getenv("PTXL_SIM_STORE");
+    if (!root) root = getenv("PTX_LITMUS_TOOLCHAINS");
+    if (!root) root = ".tools";
+    DIR *store = opendir(root);
+    char *found = NULL, path[4096];
+    for (struct dirent *v; store && !found && (v = readdir(store));) {
+        snprintf(path, sizeof path, "%s/%s/cubins", root, v->d_name);
+        DIR *cubins = v->d_name[0] == '.' ? NULL : opendir(path);
+        for (struct dirent *c; cubins && !found && (c = readdir(cubins));) {
+            struct stat st;
+            size_t size;
+            snprintf(path, sizeof path, "%s/%s/cubins/%s", root, v->d_name, c->d_name);
+            if (stat(path, &st) || (size_t)st.st_size != bytes) continue;
+            char *other = read_file(path, &size);
+            if (other && !memcmp(other, img, bytes))
+                found = source_named_by(root, v->d_name, c->d_name);
+            free(other);
+        }
+        if (cubins) closedir(cubins);
+    }
+    if (store) closedir(store);
+    return found;
 }
 
 CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *kinds,
@@ -890,9 +961,14 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *k
         m->bytes = strlen(m->text);
     } else if (memcmp(img, "\x7f" "ELF", 4) == 0 && img[4] == 2) {
         m->bytes = elf_bytes(img);
-        m->text = malloc(m->bytes);
-        memcpy(m->text, img, m->bytes);
-        m->elf = 1;
+        m->text = source_of_cubin(img, m->bytes);
+        m->elf = !m->text;
+        if (m->elf) {
+            m->text = malloc(m->bytes);
+            memcpy(m->text, img, m->bytes);
+        }
+        note_module("offline cubin of %zu bytes, %s", m->bytes,
+             m->elf ? "its PTX not in the store: counts nothing" : "counted as its PTX");
     } else {
         free(m);
         return INVALID_IMAGE;
