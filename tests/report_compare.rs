@@ -255,3 +255,84 @@ fn sets_that_merge_repeats_are_compared_by_run() {
     };
     assert!(lo < 3e-3 && hi > 9e-3, "{lo} {hi}");
 }
+
+/// Why a set refused MP in `a_test_one_set_refused_is_shown_as_not_run_with_its_reason`.
+const REFUSED: &str = "cuda backend: ptxas 12.4.131 for sm_90: ptxas failed:\nptxas kernel.ptx, \
+                       line 113; error   : Illegal modifier '.acquire' for instruction 'fence'";
+
+#[test]
+fn a_test_one_set_refused_is_shown_as_not_run_with_its_reason() {
+    use ptx_litmus::results::SkippedTest;
+    let root = scratch("compare_not_run");
+    let dirs: Vec<PathBuf> = ["a", "b", "c"].iter().map(|d| root.join(d)).collect();
+    let base = records(&suite(Knobs::default()), 2.0);
+    write_result_set(&dirs[0], &run("run-a", "550.54.15", None), &base, false).unwrap();
+    // B refused MP (its compiler could not build the kernel); C simply did not name SB.
+    let without_mp: Vec<_> = base.iter().filter(|t| t.name != "MP").cloned().collect();
+    let mut run_b = run("run-b", "550.54.15", None);
+    run_b.skipped_tests.push(SkippedTest {
+        path: "litmus/mp/MP.litmus".into(),
+        reason: REFUSED.into(),
+    });
+    write_result_set(&dirs[1], &run_b, &without_mp, false).unwrap();
+    let without_sb: Vec<_> = base.iter().filter(|t| t.name != "SB").cloned().collect();
+    let run_c = covering(run("run-c", "550.54.15", None), &without_sb);
+    write_result_set(&dirs[2], &run_c, &without_sb, false).unwrap();
+
+    let sets: Vec<_> = dirs.iter().map(|d| read_result_set(d).unwrap()).collect();
+    let c = compare::compare(&sets);
+    let mp = c.lines.iter().find(|l| l.name == "MP").unwrap();
+    assert_eq!(mp.cells[1], Seen::NotRun(REFUSED.into()));
+    assert_eq!(compare::Comparison::mark(mp), "!");
+    let sb = c.lines.iter().find(|l| l.name == "SB").unwrap();
+    assert_eq!(sb.cells[2], Seen::Absent);
+
+    let o = bin().arg("diff").args(&dirs).output().unwrap();
+    let out = text(&o.stdout);
+    let why = "  B  MP: cuda backend: ptxas 12.4.131 for sm_90: ptxas failed: ptxas kernel.ptx, \
+               line 113; error : Illegal modifier '.acquire' for instruction 'fence'\n";
+    assert!(out.contains(&format!("Not run, and why:\n{why}")), "{out}");
+    let row = out.lines().find(|l| l.contains(" MP ")).unwrap();
+    assert!(row.contains("not run"), "{row}");
+    let o = bin()
+        .arg("diff")
+        .args(&dirs)
+        .arg("--json")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let lines = v["comparison"]["lines"].as_array().unwrap();
+    let mp = lines.iter().find(|l| l["name"] == "MP").unwrap();
+    assert_eq!(mp["cells"][1]["not_run"], REFUSED);
+
+    // Two sets: MP is only in A, with why B did not run it; SB only in A without a reason.
+    let o = bin().args(["diff"]).args(&dirs[..2]).output().unwrap();
+    let out = text(&o.stdout);
+    assert!(
+        out.contains("Only in A: 1\n  MP (B did not run it: cuda backend: ptxas 12.4.131"),
+        "{out}"
+    );
+    let o = bin()
+        .args(["diff"])
+        .arg(&dirs[0])
+        .arg(&dirs[2])
+        .output()
+        .unwrap();
+    assert!(
+        text(&o.stdout).contains("Only in A: 1\n  SB\n"),
+        "{}",
+        text(&o.stdout)
+    );
+    let o = bin()
+        .args(["diff", "--json"])
+        .args(&dirs[..2])
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let not_run = &v["diff"]["not_run"][0];
+    assert_eq!(
+        (&not_run["name"], &not_run["set"]),
+        (&"MP".into(), &"B".into())
+    );
+    assert_eq!(not_run["reason"], REFUSED);
+}

@@ -140,3 +140,20 @@ fn a_software_barrier_with_a_weak_poll_is_reported() {
         "{errors}"
     );
 }
+
+#[test]
+fn a_kernel_ptxas_rejects_is_named_by_file_and_line_without_the_scratch_folder() {
+    let name = "a_kernel_ptxas_rejects_is_named_by_file_and_line_without_the_scratch_folder";
+    if !tools_present(name) {
+        return;
+    }
+    let (k, _) = mp();
+    let bad = k.ptx.replacen("ret;", "fence.bogus.gpu;\n\tret;", 1);
+    let err = sass::tools::assemble(&bad, "sm_90")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("ptxas failed:"), "{err}");
+    assert!(err.contains("kernel.ptx, line "), "{err}");
+    let scratch = std::env::temp_dir().display().to_string();
+    assert!(!err.contains(&scratch), "{err}");
+}

@@ -23,6 +23,9 @@ use std::fmt::Write;
 pub enum Seen {
     /// The set did not run the test.
     Absent,
+    /// The set refused the test before running it, for this reason (a kernel that would not
+    /// build with its compiler, a test its backend cannot run).
+    NotRun(String),
     /// The set ran a different test of that name (hash differs from the first set's).
     OtherTest,
     /// No instance was observed.
@@ -43,6 +46,7 @@ impl Seen {
     pub fn kind(&self) -> &'static str {
         match self {
             Seen::Absent => "absent",
+            Seen::NotRun(_) => "not run",
             Seen::OtherTest => "other test",
             Seen::NoData => "no data",
             Seen::Violation(..) => "violation",
@@ -145,7 +149,10 @@ fn cells_of<'a>(sets: &'a [ResultSet], name: &str) -> Vec<(Seen, Option<&'a Obse
     let mut first_hash: Option<&str> = None;
     sets.iter()
         .map(|s| match s.tests.iter().find(|t| t.name == name) {
-            None => (Seen::Absent, None),
+            None => match s.not_run_reason(name) {
+                Some(why) => (Seen::NotRun(why.to_string()), None),
+                None => (Seen::Absent, None),
+            },
             Some(t) if first_hash.is_some_and(|h| h != t.hash) => (Seen::OtherTest, None),
             Some(t) => {
                 first_hash.get_or_insert(&t.hash);
@@ -228,6 +235,19 @@ impl Comparison {
         })
     }
 
+    /// Each cell of a test a set refused: the set's letter, the test, the reason.
+    pub fn not_run(&self) -> Vec<(String, &str, &str)> {
+        let mut out = Vec::new();
+        for l in &self.lines {
+            for (i, cell) in l.cells.iter().enumerate() {
+                if let Seen::NotRun(why) = cell {
+                    out.push((letter(i), l.name.as_str(), why.as_str()));
+                }
+            }
+        }
+        out
+    }
+
     /// The marker of a line: `!` kinds differ, `*` a significant rate difference.
     pub fn mark(l: &Line) -> &'static str {
         match (l.kinds_differ, l.significant) {
@@ -247,6 +267,9 @@ pub fn letter(i: usize) -> String {
         format!("{}{}", letter(i / 26 - 1), letter(i % 26))
     }
 }
+
+/// How much of a refusal's reason the text table's list keeps.
+pub const REASON_CHARS: usize = 200;
 
 fn note(c: &Comparison) -> String {
     let untested: usize = c.lines.iter().map(|l| l.untested).sum();
@@ -307,7 +330,19 @@ pub fn text(c: &Comparison) -> String {
         .iter()
         .filter(|l| !Comparison::mark(l).is_empty())
         .count();
-    let _ = writeln!(s, "\n{} tests, {marked} marked\n{}", c.lines.len(), note(c));
+    let _ = writeln!(s, "\n{} tests, {marked} marked", c.lines.len());
+    let not_run = c.not_run();
+    if !not_run.is_empty() {
+        let _ = writeln!(s, "\nNot run, and why:");
+        for (set, name, why) in not_run {
+            let _ = writeln!(
+                s,
+                "  {set}  {name}: {}",
+                format::one_line(why, REASON_CHARS)
+            );
+        }
+    }
+    let _ = writeln!(s, "\n{}", note(c));
     s
 }
 
@@ -349,10 +384,23 @@ pub fn html(c: &Comparison) -> String {
             } else {
                 ""
             };
-            let _ = write!(h, "<td{v}>{}</td>", esc(&cell.text()));
+            let title = match cell {
+                Seen::NotRun(why) => format!(" title=\"{}\"", esc(why)),
+                _ => String::new(),
+            };
+            let _ = write!(h, "<td{v}{title}>{}</td>", esc(&cell.text()));
         }
         h.push_str("</tr>\n");
     }
-    let _ = writeln!(h, "</table>\n<p>{}</p>\n</body>\n</html>", esc(&note(c)));
+    let _ = writeln!(h, "</table>");
+    let not_run = c.not_run();
+    if !not_run.is_empty() {
+        let _ = writeln!(h, "<h2>Not run, and why</h2>\n<ul>");
+        for (set, name, why) in not_run {
+            let _ = writeln!(h, "<li>{set} {}: {}</li>", esc(name), esc(why));
+        }
+        let _ = writeln!(h, "</ul>");
+    }
+    let _ = writeln!(h, "<p>{}</p>\n</body>\n</html>", esc(&note(c)));
     h
 }

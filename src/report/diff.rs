@@ -76,6 +76,33 @@ pub struct Diff {
     pub only_b: Vec<String>,
     /// Tests with one name but different hashes: not compared.
     pub changed: Vec<String>,
+    /// Of the tests only in one set, those the other refused before running them, and why.
+    pub not_run: Vec<NotRun>,
+}
+
+/// A test one set ran and the other refused.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NotRun {
+    /// The test's name.
+    pub name: String,
+    /// The set that refused it: `A` or `B`.
+    pub set: &'static str,
+    /// Why, as that run said.
+    pub reason: String,
+}
+
+impl Diff {
+    /// A test of `only_a` or `only_b`, with why the other set did not run it when it said.
+    fn only_line(&self, name: &str) -> String {
+        match self.not_run.iter().find(|n| n.name == name) {
+            Some(n) => format!(
+                "{name} ({} did not run it: {})",
+                n.set,
+                format::one_line(&n.reason, super::compare::REASON_CHARS)
+            ),
+            None => name.to_string(),
+        }
+    }
 }
 
 /// The description of the statistics, printed with every diff.
@@ -158,7 +185,16 @@ pub fn diff(a: &ResultSet, b: &ResultSet) -> Diff {
             .cloned()
             .collect(),
         changed: Vec::new(),
+        not_run: Vec::new(),
     };
+    for (names, other, set) in [(&d.only_a, b, "B"), (&d.only_b, a, "A")] {
+        let refused = names.iter().filter_map(|name| {
+            let reason = other.not_run_reason(name)?.to_string();
+            let name = name.clone();
+            Some(NotRun { name, set, reason })
+        });
+        d.not_run.extend(refused);
+    }
     let violation = |t: &TestRecord| t.verdict.status == Status::Violation;
     for (k, tb) in &mb {
         let ta = ma.get(k).filter(|ta| ta.hash == tb.hash);
@@ -339,8 +375,9 @@ pub fn text(d: &Diff) -> String {
         let _ = writeln!(s, "  {}: {} -> {}", c.name, c.a, c.b);
     }
     rates_text(&mut s, d);
-    list(&mut s, "Only in A", &d.only_a);
-    list(&mut s, "Only in B", &d.only_b);
+    let only = |names: &[String]| -> Vec<String> { names.iter().map(|n| d.only_line(n)).collect() };
+    list(&mut s, "Only in A", &only(&d.only_a));
+    list(&mut s, "Only in B", &only(&d.only_b));
     list(
         &mut s,
         "Same name, different test (hash differs; not compared)",
@@ -384,8 +421,9 @@ pub fn html(d: &Diff) -> String {
     verdicts_html(&mut h, d);
     rates_html(&mut h, d);
     let _ = writeln!(h, "<p>{}</p>\n</section>", esc(&method_note(d)));
-    list(&mut h, "only-a", "Only in A", &d.only_a, "");
-    list(&mut h, "only-b", "Only in B", &d.only_b, "");
+    let only = |names: &[String]| -> Vec<String> { names.iter().map(|n| d.only_line(n)).collect() };
+    list(&mut h, "only-a", "Only in A", &only(&d.only_a), "");
+    list(&mut h, "only-b", "Only in B", &only(&d.only_b), "");
     list(
         &mut h,
         "changed",

@@ -47,6 +47,17 @@ pub fn seconds(s: f64) -> String {
     format!("{s:.2} s")
 }
 
+/// A message of several lines as one, its runs of blanks as one space, cut to `max`
+/// characters (ending in `…` when cut).
+pub fn one_line(message: &str, max: usize) -> String {
+    let line = message.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= max {
+        return line;
+    }
+    let cut: String = line.chars().take(max.saturating_sub(1)).collect();
+    format!("{}…", cut.trim_end())
+}
+
 /// `x` rounded to three significant digits, without trailing zeros.
 fn sig3(x: f64) -> String {
     let mag = x.abs().log10().floor() as i32;
@@ -74,6 +85,18 @@ mod tests {
         assert_eq!(rate(Some(0.125)), "0.125");
         assert_eq!(rate(Some(1234.0)), "1234");
         assert_eq!(rate(Some(2.5e7)), "2.50e7");
+    }
+
+    #[test]
+    fn messages_fold_to_one_line_within_their_limit() {
+        let m = "ptxas failed:\nptxas k.ptx, line 3; error   : Illegal modifier";
+        assert_eq!(
+            one_line(m, 80),
+            "ptxas failed: ptxas k.ptx, line 3; error : Illegal modifier"
+        );
+        let cut = one_line(m, 20);
+        assert_eq!(cut, "ptxas failed: ptxas…");
+        assert_eq!(cut.chars().count(), 20);
     }
 
     #[test]

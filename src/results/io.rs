@@ -22,6 +22,22 @@ pub struct ResultSet {
     pub tests: Vec<TestRecord>,
 }
 
+impl ResultSet {
+    /// Why the run did not run the test called `name` (a kernel that would not build, a test
+    /// its backend cannot run), matched by its file's name; `None` when it skipped no such file.
+    pub fn not_run_reason(&self, name: &str) -> Option<&str> {
+        let stem = |path: &str| {
+            let file = path.rsplit('/').next().unwrap_or(path);
+            file.strip_suffix(".litmus").unwrap_or(file).to_string()
+        };
+        self.run
+            .skipped_tests
+            .iter()
+            .find(|s| stem(&s.path) == name)
+            .map(|s| s.reason.as_str())
+    }
+}
+
 /// The name of the run record inside a result set.
 pub const RUN_FILE: &str = "run.json";
 /// The directory of per-test records inside a result set.

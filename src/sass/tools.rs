@@ -179,6 +179,21 @@ impl Scratch {
     }
 }
 
+impl Scratch {
+    /// `e` with this folder's path left out of a tool's log (`kernel.ptx, line 3`), so that
+    /// a message names the file the same way in every run.
+    fn relative(&self, e: ToolError) -> ToolError {
+        match e {
+            ToolError::Failed { tool, log } => {
+                let prefix = format!("{}/", self.0.display());
+                let log = log.replace(&prefix, "");
+                ToolError::Failed { tool, log }
+            }
+            other => other,
+        }
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
@@ -215,16 +230,13 @@ pub fn assemble_with(ptxas: &Path, ptx: &str, arch: &str) -> Result<Vec<u8>, Too
     let bin = dir.0.join("kernel.cubin");
     std::fs::write(&src, ptx).map_err(|e| ToolError::Io(format!("cannot write PTX: {e}")))?;
     let arch = format!("-arch={arch}");
-    run_at(
-        Tool::Ptxas,
-        ptxas,
-        &[
-            arch.as_ref(),
-            src.as_os_str(),
-            "-o".as_ref(),
-            bin.as_os_str(),
-        ],
-    )?;
+    let args = [
+        arch.as_ref(),
+        src.as_os_str(),
+        "-o".as_ref(),
+        bin.as_os_str(),
+    ];
+    run_at(Tool::Ptxas, ptxas, &args).map_err(|e| dir.relative(e))?;
     std::fs::read(&bin).map_err(|e| ToolError::Io(format!("cannot read cubin: {e}")))
 }
 
