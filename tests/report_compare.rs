@@ -31,6 +31,14 @@ fn three_sets(root: &Path) -> Vec<PathBuf> {
     dirs
 }
 
+/// `diff --json` of `dirs`: its exit code and the document it printed.
+fn diff_json(dirs: &[PathBuf]) -> (Option<i32>, serde_json::Value) {
+    let o = bin().arg("diff").args(dirs).arg("--json").output().unwrap();
+    let v = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}{}", text(&o.stdout), text(&o.stderr)));
+    (o.status.code(), v)
+}
+
 #[test]
 fn planted_changes_are_marked_in_the_matrix() {
     let root = scratch("compare");
@@ -89,14 +97,8 @@ fn planted_changes_are_marked_in_the_matrix() {
     );
 
     // --json: the same table as one JSON document, with the same exit status.
-    let o = bin()
-        .arg("diff")
-        .args(&dirs)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(1), "{}", text(&o.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (code, v) = diff_json(&dirs);
+    assert_eq!(code, Some(1));
     assert_eq!(v["format"], "ptx-litmus-compare/1");
     let lines = v["comparison"]["lines"].as_array().unwrap();
     let corr = lines.iter().find(|l| l["name"] == "CoRR").unwrap();
@@ -294,13 +296,7 @@ fn a_test_one_set_refused_is_shown_as_not_run_with_its_reason() {
     assert!(out.contains(&format!("Not run, and why:\n{why}")), "{out}");
     let row = out.lines().find(|l| l.contains(" MP ")).unwrap();
     assert!(row.contains("not run"), "{row}");
-    let o = bin()
-        .arg("diff")
-        .args(&dirs)
-        .arg("--json")
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (_, v) = diff_json(&dirs);
     let lines = v["comparison"]["lines"].as_array().unwrap();
     let mp = lines.iter().find(|l| l["name"] == "MP").unwrap();
     assert_eq!(mp["cells"][1]["not_run"], REFUSED);
@@ -323,12 +319,7 @@ fn a_test_one_set_refused_is_shown_as_not_run_with_its_reason() {
         "{}",
         text(&o.stdout)
     );
-    let o = bin()
-        .args(["diff", "--json"])
-        .args(&dirs[..2])
-        .output()
-        .unwrap();
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let (_, v) = diff_json(&dirs[..2]);
     let not_run = &v["diff"]["not_run"][0];
     assert_eq!(
         (&not_run["name"], &not_run["set"]),
