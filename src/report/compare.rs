@@ -268,9 +268,6 @@ pub fn letter(i: usize) -> String {
     }
 }
 
-/// How much of a refusal's reason the text table's list keeps.
-pub const REASON_CHARS: usize = 200;
-
 fn note(c: &Comparison) -> String {
     let untested: usize = c.lines.iter().map(|l| l.untested).sum();
     format!(
@@ -338,7 +335,7 @@ pub fn text(c: &Comparison) -> String {
             let _ = writeln!(
                 s,
                 "  {set}  {name}: {}",
-                format::one_line(why, REASON_CHARS)
+                format::one_line(why, format::REASON_CHARS)
             );
         }
     }

@@ -98,7 +98,7 @@ impl Diff {
             Some(n) => format!(
                 "{name} ({} did not run it: {})",
                 n.set,
-                format::one_line(&n.reason, super::compare::REASON_CHARS)
+                format::one_line(&n.reason, format::REASON_CHARS)
             ),
             None => name.to_string(),
         }

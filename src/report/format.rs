@@ -1,4 +1,4 @@
-//! Number formatting shared by every renderer, so text, Markdown and HTML agree.
+//! Number and message formatting shared by every renderer, so text, Markdown and HTML agree.
 
 /// A rate in scientific notation with three significant digits (`2.99e-9`), `0` for zero, `—`
 /// when undefined.
@@ -46,6 +46,9 @@ pub fn short_count(n: u64) -> String {
 pub fn seconds(s: f64) -> String {
     format!("{s:.2} s")
 }
+
+/// How much of a reason (why a test was not run) a text list keeps on its line.
+pub const REASON_CHARS: usize = 200;
 
 /// A message of several lines as one, its runs of blanks as one space, cut to `max`
 /// characters (ending in `…` when cut).
