@@ -287,3 +287,51 @@ fn drift_between_runs_is_not_a_change_once_the_sets_merge_repeats() {
         "{text}"
     );
 }
+
+#[test]
+fn a_change_is_told_whether_both_sets_ran_the_same_cubin() {
+    let root = scratch("diff_cubins");
+    let (a, b) = (root.join("a"), root.join("b"));
+    // SB ran one cubin in both and its weak rate almost doubled; CoRR ran two different ones;
+    // MP names no cubin in B (as a CPU run would not).
+    let hashes = |sets: &[(&str, &str)], knobs: Knobs| {
+        let mut tests = records(&suite(knobs), 2.0);
+        for t in &mut tests {
+            if let Some((_, h)) = sets.iter().find(|(n, _)| *n == t.name) {
+                t.notes.insert("kernel.sass_hash".into(), h.to_string());
+            }
+        }
+        tests
+    };
+    let in_a = hashes(
+        &[("SB", "5b5b"), ("CoRR", "c0c0"), ("MP", "aaaa")],
+        Knobs::default(),
+    );
+    let more_sb = Knobs {
+        sb_weak: 9_000,
+        ..Knobs::default()
+    };
+    let in_b = hashes(&[("SB", "5b5b"), ("CoRR", "c0c1")], more_sb);
+    write_result_set(&a, &run("run-a", "550.54.15", None), &in_a, false).unwrap();
+    write_result_set(&b, &run("run-b", "550.54.15", None), &in_b, false).unwrap();
+    let d = diff::diff(&read_result_set(&a).unwrap(), &read_result_set(&b).unwrap());
+    let same = |name: &str| d.rates.iter().find(|r| r.name == name).unwrap().same_cubin;
+    assert_eq!(
+        (same("SB"), same("CoRR"), same("MP")),
+        (Some(true), Some(false), None)
+    );
+    assert_eq!(d.cubins(), Some((1, 2)));
+    let (_, out, _) = cli(&[Path::new("diff"), &a, &b]);
+    assert!(
+        out.contains("(1 of 2 tests ran the same cubin in A and B (kernel.sass_hash)"),
+        "{out}"
+    );
+    let sb = out.lines().find(|l| l.starts_with("  SB: ")).unwrap();
+    assert!(sb.ends_with(", same cubin"), "{sb}");
+    // Against a set that names no cubin (a CPU run), nothing is said of cubins.
+    let c = root.join("c");
+    let plain = hashes(&[], Knobs::default());
+    write_result_set(&c, &run("run-c", "550.54.15", None), &plain, false).unwrap();
+    let (_, out, _) = cli(&[Path::new("diff"), &a, &c]);
+    assert!(!out.contains("cubin"), "{out}");
+}

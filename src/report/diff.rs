@@ -43,6 +43,9 @@ pub struct RateChange {
     pub test: Option<Dispersed>,
     /// Whether the p-value is below the Bonferroni threshold.
     pub significant: bool,
+    /// Whether both ran the same cubin (`kernel.sass_hash`), when both recorded one: with the
+    /// same machine code a change is not the compiler's.
+    pub same_cubin: Option<bool>,
 }
 
 impl RateChange {
@@ -252,8 +255,18 @@ fn rate_change(name: &str, ta: &TestRecord, tb: &TestRecord) -> Option<RateChang
         units: (ua.len(), ub.len()),
         test: quasi_binomial(&ua, &ub),
         significant: false,
+        same_cubin: same_cubin(ta, tb),
     })
 }
+
+/// Whether the two records ran the same cubin, when both say which.
+fn same_cubin(ta: &TestRecord, tb: &TestRecord) -> Option<bool> {
+    let hash = |t: &TestRecord| t.notes.get(SASS_HASH).cloned();
+    Some(hash(ta)? == hash(tb)?)
+}
+
+/// The kernel fact naming the cubin a GPU run loaded.
+const SASS_HASH: &str = "kernel.sass_hash";
 
 impl Diff {
     /// Whether B has a violation that A did not: `diff`'s exit status 1.
@@ -269,6 +282,13 @@ impl Diff {
     /// How many weak rates were compared (had enough parts).
     pub fn tested(&self) -> usize {
         self.rates.iter().filter(|r| r.test.is_some()).count()
+    }
+
+    /// Of the tests whose rates were set side by side with a cubin named on both sides: how
+    /// many ran the same cubin, and how many there were; `None` when no test named one.
+    pub fn cubins(&self) -> Option<(usize, usize)> {
+        let known: Vec<bool> = self.rates.iter().filter_map(|r| r.same_cubin).collect();
+        (!known.is_empty()).then(|| (known.iter().filter(|&&s| s).count(), known.len()))
     }
 }
 
@@ -331,11 +351,23 @@ fn rates_text(s: &mut String, d: &Diff) {
         let _ = write!(s, " ({untested} not tested: too few parts or runs)");
     }
     let _ = writeln!(s);
-    let by_part = sig.iter().any(|r| r.unit == Unit::Part);
-    for r in sig {
+    if let Some((same, of)) = d.cubins() {
         let _ = writeln!(
             s,
-            "  {}: {} -> {} weak/instance ({}), {}",
+            "  ({same} of {of} tests ran the same cubin in A and B ({SASS_HASH}): a change in \
+             those is not the compiler's)"
+        );
+    }
+    let by_part = sig.iter().any(|r| r.unit == Unit::Part);
+    for r in sig {
+        let cubin = match r.same_cubin {
+            Some(true) => ", same cubin",
+            Some(false) => ", other cubin",
+            None => "",
+        };
+        let _ = writeln!(
+            s,
+            "  {}: {} -> {} weak/instance ({}), {}{cubin}",
             r.name,
             rate(r.a.0, r.a.1),
             rate(r.b.0, r.b.1),
@@ -499,7 +531,7 @@ fn rates_html(h: &mut String, d: &Diff) {
         "<section id=\"rates\">\n<h2>Weak rates ({} significant of {} compared)</h2>\n\
          <table>\n<tr><th>test</th><th>A weak / instances</th><th>B weak / instances</th>\
          <th>A rate</th><th>B rate</th><th>B / A</th><th>p</th><th>phi</th><th>units</th>\
-         <th>significant</th></tr>",
+         <th>significant</th><th>cubin</th></tr>",
         d.significant().count(),
         d.tested()
     );
@@ -511,7 +543,7 @@ fn rates_html(h: &mut String, d: &Diff) {
         let _ = writeln!(
             h,
             "<tr{}><td>{}</td><td>{} / {}</td><td>{} / {}</td><td>{}</td><td>{}</td><td>{}</td>\
-             <td>{p}</td><td>{phi}</td><td>{} + {} {}</td><td>{}</td></tr>",
+             <td>{p}</td><td>{phi}</td><td>{} + {} {}</td><td>{}</td><td>{}</td></tr>",
             if r.significant { " class=\"sig\"" } else { "" },
             esc(&r.name),
             format::count(r.a.0),
@@ -524,7 +556,12 @@ fn rates_html(h: &mut String, d: &Diff) {
             r.units.0,
             r.units.1,
             r.unit.plural(),
-            if r.significant { "yes" } else { "no" }
+            if r.significant { "yes" } else { "no" },
+            match r.same_cubin {
+                Some(true) => "same",
+                Some(false) => "other",
+                None => "-",
+            }
         );
     }
     let _ = writeln!(h, "</table>");
