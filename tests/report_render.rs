@@ -173,6 +173,10 @@ fn empty_and_partial_sets_render() {
         path: "litmus/x.litmus".into(),
         reason: "x.litmus:3:7: expected `;`".into(),
     });
+    r.skipped_tests.push(ptx_litmus::results::SkippedTest {
+        path: "litmus/y.litmus".into(),
+        reason: "ptxas failed:\nkernel.ptx, line 9; error   : a < b\nptxas fatal".into(),
+    });
     write_result_set(&dir, &r, &[], false).unwrap();
     let set = read_result_set(&dir).unwrap();
     assert!(set.tests.is_empty());
@@ -180,6 +184,19 @@ fn empty_and_partial_sets_render() {
     let html = fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("0 tests: 0 violations, 0 conformant, 0 no data"));
     assert!(html.contains("<li><code>litmus/x.litmus</code>: x.litmus:3:7: expected `;`</li>"));
+    // A tool's log keeps its lines: preformatted in HTML, a code block inside the Markdown item.
+    assert!(html.contains(
+        "<li><code>litmus/y.litmus</code>: ptxas failed:<pre>kernel.ptx, line 9; error   : \
+         a &lt; b\nptxas fatal</pre></li>"
+    ));
+    let md = fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        md.contains(
+            "- `litmus/y.litmus`: ptxas failed:\n\n  ```\n  kernel.ptx, line 9; error   : a < b\n  \
+             ptxas fatal\n  ```\n"
+        ),
+        "{md}"
+    );
     assert!(summary::render(&set.run, &set.tests).contains(", PARTIAL"));
 }
 

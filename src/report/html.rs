@@ -248,11 +248,16 @@ fn skipped_section(h: &mut String, run: &RunRecord) {
     }
     let _ = writeln!(h, "<section id=\"skipped\">\n<h2>Not run</h2>\n<ul>");
     for s in &run.skipped_tests {
+        let (first, rest) = s.reason.split_once('\n').unwrap_or((&s.reason, ""));
+        let log = match rest.trim_end() {
+            "" => String::new(),
+            rest => format!("<pre>{}</pre>", esc(rest)),
+        };
         let _ = writeln!(
             h,
-            "<li><code>{}</code>: {}</li>",
+            "<li><code>{}</code>: {}{log}</li>",
             esc(&s.path),
-            esc(&s.reason)
+            esc(first)
         );
     }
     let _ = writeln!(h, "</ul>\n</section>");

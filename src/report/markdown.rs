@@ -35,7 +35,16 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
     if !run.skipped_tests.is_empty() {
         let _ = writeln!(m, "## Not run\n");
         for s in &run.skipped_tests {
-            let _ = writeln!(m, "- {}: {}", code(&s.path), cell(&s.reason));
+            let (first, rest) = s.reason.split_once('\n').unwrap_or((&s.reason, ""));
+            let _ = writeln!(m, "- {}: {}", code(&s.path), cell(first));
+            // A tool's log (ptxas's errors) stays verbatim, inside the item.
+            if !rest.trim().is_empty() {
+                let _ = writeln!(m, "\n  ```");
+                for line in rest.trim_end().lines() {
+                    let _ = writeln!(m, "  {line}");
+                }
+                let _ = writeln!(m, "  ```\n");
+            }
         }
         m.push('\n');
     }
