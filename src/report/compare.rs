@@ -6,7 +6,7 @@
 //! rounds or launch batches) as the unit, as the two-way `diff` does ([`super::dispersion`]):
 //! the quasi-binomial test for every pair of sets, Bonferroni over every pair of every test.
 
-use super::diff::ALPHA;
+use super::diff::{ALPHA, SASS_HASH};
 use super::dispersion::{quasi_binomial, rate_interval};
 use super::format;
 use super::html::esc;
@@ -118,6 +118,9 @@ pub struct Line {
     pub untested: usize,
     /// Whether `min_p` is below the threshold.
     pub significant: bool,
+    /// Which sets ran the same cubin (`kernel.sass_hash`), as groups of letters: `A=C B`;
+    /// `None` when fewer than two sets name one (CPU runs name none).
+    pub cubins: Option<String>,
 }
 
 /// The whole comparison.
@@ -164,6 +167,25 @@ fn cells_of<'a>(sets: &'a [ResultSet], name: &str) -> Vec<(Seen, Option<&'a Obse
         .collect()
 }
 
+/// The sets that ran the same cubin for the test called `name`, grouped: `A=C B`.
+fn cubin_groups(sets: &[ResultSet], name: &str) -> Option<String> {
+    let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut named = 0;
+    for (i, set) in sets.iter().enumerate() {
+        let record = set.tests.iter().find(|t| t.name == name);
+        let Some(hash) = record.and_then(|t| t.notes.get(SASS_HASH)) else {
+            continue;
+        };
+        named += 1;
+        match groups.iter_mut().find(|(h, _)| h == hash) {
+            Some((_, letters)) => letters.push(letter(i)),
+            None => groups.push((hash, vec![letter(i)])),
+        }
+    }
+    let joined: Vec<String> = groups.iter().map(|(_, l)| l.join("=")).collect();
+    (named >= 2).then(|| joined.join(" "))
+}
+
 /// Over every pair of cells with weak rates: the smallest two-sided p-value of the
 /// quasi-binomial comparison (by run when either merges runs, else by part), the pairs
 /// compared, and those without enough units to compare.
@@ -206,6 +228,7 @@ pub fn compare(sets: &[ResultSet]) -> Comparison {
                 min_p,
                 untested,
                 significant: false,
+                cubins: cubin_groups(sets, name),
             }
         })
         .collect();
@@ -248,6 +271,12 @@ impl Comparison {
         out
     }
 
+    /// Whether some test names its cubin in two sets or more (GPU runs): the tables then
+    /// show which sets ran the same one.
+    pub fn names_cubins(&self) -> bool {
+        self.lines.iter().any(|l| l.cubins.is_some())
+    }
+
     /// The marker of a line: `!` kinds differ, `*` a significant rate difference.
     pub fn mark(l: &Line) -> &'static str {
         match (l.kinds_differ, l.significant) {
@@ -284,10 +313,17 @@ fn note(c: &Comparison) -> String {
          instances with t's critical value]; unseen: allowed weak outcomes never seen, rate < the 95 % upper bound \
          of independent instances (about 3/n; rounds that share their load make the honest \
          bound wider); conformant (n): no violation in n instances, and the model allows no \
-         weak outcome to see.",
+         weak outcome to see.{}",
         c.pairs.max(1),
         c.threshold,
-        c.pairs
+        c.pairs,
+        if c.names_cubins() {
+            " same cubin: the sets that ran one cubin (kernel.sass_hash) joined by `=`, so a \
+             change between sets of one group is not the compiler's (a JIT's cubin and ptxas's \
+             can differ in their metadata alone)."
+        } else {
+            ""
+        }
     )
 }
 
@@ -297,17 +333,24 @@ pub fn text(c: &Comparison) -> String {
     for (i, (id, d)) in c.runs.iter().enumerate() {
         let _ = writeln!(s, "{} = {id} ({d})", letter(i));
     }
+    let cubins = c.names_cubins();
     let rows: Vec<Vec<String>> = c
         .lines
         .iter()
         .map(|l| {
             let mut r = vec![Comparison::mark(l).to_string(), l.name.clone()];
             r.extend(l.cells.iter().map(Seen::text));
+            if cubins {
+                r.push(l.cubins.clone().unwrap_or_else(|| "-".into()));
+            }
             r
         })
         .collect();
     let mut header = vec![String::new(), "test".to_string()];
     header.extend((0..c.runs.len()).map(letter));
+    if cubins {
+        header.push("same cubin".into());
+    }
     let widths: Vec<usize> = (0..header.len())
         .map(|j| {
             rows.iter()
@@ -366,6 +409,10 @@ pub fn html(c: &Comparison) -> String {
     for i in 0..c.runs.len() {
         let _ = write!(h, "<th>{}</th>", letter(i));
     }
+    let cubins = c.names_cubins();
+    if cubins {
+        h.push_str("<th>same cubin</th>");
+    }
     h.push_str("</tr>\n");
     for l in &c.lines {
         let mark = Comparison::mark(l);
@@ -386,6 +433,10 @@ pub fn html(c: &Comparison) -> String {
                 _ => String::new(),
             };
             let _ = write!(h, "<td{v}{title}>{}</td>", esc(&cell.text()));
+        }
+        if cubins {
+            let groups = l.cubins.as_deref().unwrap_or("-");
+            let _ = write!(h, "<td>{}</td>", esc(groups));
         }
         h.push_str("</tr>\n");
     }

@@ -266,7 +266,7 @@ fn same_cubin(ta: &TestRecord, tb: &TestRecord) -> Option<bool> {
 }
 
 /// The kernel fact naming the cubin a GPU run loaded.
-const SASS_HASH: &str = "kernel.sass_hash";
+pub const SASS_HASH: &str = "kernel.sass_hash";
 
 impl Diff {
     /// Whether B has a violation that A did not: `diff`'s exit status 1.
