@@ -525,6 +525,62 @@ fn a_process_that_saw_a_violation_before_it_lost_the_device_still_hands_on_its_t
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn the_violations_a_step_saw_are_replayed_in_its_window_and_come_back_with_it() {
+    // Under a model that allows nothing, every test of litmus/wrc is a violation: the first
+    // three are replayed with the part's seed and settings, the rest only counted.
+    let dir = scratch("replayed");
+    let never = dir.join("never.cat");
+    std::fs::write(&never, "PTX never\nacyclic id as never\n").unwrap();
+    let manifest = dir.join("m.txt");
+    let step = format!(
+        "wrc 60 run litmus/wrc --iterations 300 --seed 7 --model {}\n",
+        never.display()
+    );
+    std::fs::write(&manifest, step).unwrap();
+    let (out, results) = (dir.join("out"), dir.join("results"));
+    let dirs = [
+        ("--manifest", manifest.as_path()),
+        ("--results", results.as_path()),
+        ("--out", out.as_path()),
+    ];
+    let o = campaign(&["run", "--backend", "cpu", "--budget", "90s"], &dirs);
+    let said = text(&o.stdout);
+    assert!(said.contains("wrc: complete"), "{said}{}", text(&o.stderr));
+    let again = said
+        .lines()
+        .filter(|l| l.contains("(seed 7, as in wrc-") && l.contains(": the violation again, "))
+        .count();
+    assert_eq!(again, 3, "{said}");
+    let wrc = ptx_litmus::litmus::discover(&[PathBuf::from("litmus/wrc")]).unwrap();
+    let more = format!(
+        "{} more violation(s) not replayed (at most 3 a step)",
+        wrc.len() - 3
+    );
+    assert!(said.contains(&more), "{said}");
+    let u = bin()
+        .args(["campaign", "unpack", "--results"])
+        .arg(&results)
+        .arg(out.join("wrc.tar.gz"))
+        .output()
+        .unwrap();
+    assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+    let step = step_dir(&results, "wrc");
+    let rec = progress::read(&step.join(progress::RECORD)).unwrap();
+    assert_eq!(
+        rec.exits,
+        [1],
+        "a replay is not one of the step's processes"
+    );
+    assert_eq!(rec.notes.len(), 4, "{:?}", rec.notes);
+    // The replay's own result set, packed with the step: the three tests, the step's seed.
+    let set = ptx_litmus::results::read_result_set(&step.join("replay-1")).unwrap();
+    assert!(set.run.run_id.ends_with(".p1-replay"), "{}", set.run.run_id);
+    assert_eq!(set.tests.len(), 3);
+    assert_eq!(set.run.parameters.seed, 7);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// What a device call may carry in all (the tracked tree plus the carried paths).
 const CARRY_LIMIT: u64 = 64 << 20;
 /// Room kept for the `device` profile's binary (about 6 MB), the corpus copy and the cubins.

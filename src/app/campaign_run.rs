@@ -4,6 +4,7 @@
 use super::campaign::{pace, standing};
 use super::campaign_child::supervise;
 use super::campaign_pack::pack;
+use super::campaign_replay::Replay;
 use super::campaign_resume::{self, Resume};
 use super::campaign_tests::run_command;
 use super::{interrupt, AppError, Exit};
@@ -349,6 +350,18 @@ fn run_tests(
     }
     let complete = !stopped && !t.all.is_empty() && t.all.is_subset(&t.done);
     merge_parts(&t.parts, run, dir, complete)?;
+    if !stopped {
+        let (exe, backend, scratch) = (&ctx.exe, &ctx.backend, &ctx.work.join("replays"));
+        let replay = Replay {
+            exe,
+            backend,
+            dir,
+            scratch,
+            log: &log,
+            deadline,
+        };
+        t.notes.extend(replay.violations(&t.parts));
+    }
     std::fs::copy(&log, dir.join("log.txt")).map_err(|e| e.to_string())?;
     Ok(Outcome {
         run: run.into(),

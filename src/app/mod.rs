@@ -13,6 +13,7 @@ mod bounded_check;
 mod campaign;
 mod campaign_child;
 mod campaign_pack;
+mod campaign_replay;
 mod campaign_resume;
 mod campaign_run;
 mod campaign_shard;

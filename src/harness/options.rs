@@ -3,8 +3,7 @@
 //! there, and recorded as `key=value` pairs.
 
 use super::cpu::{self, CpuOptions};
-use super::cuda::compiler::Compiler;
-use super::cuda::{CudaOptions, DEFAULT_WAIT_S};
+use super::cuda::CudaOptions;
 use super::fault;
 use super::{Backend, BackendOptions, Options};
 use std::collections::BTreeMap;
@@ -37,30 +36,17 @@ impl BackendOptions {
     /// The backend's options as `key=value` pairs (the CPU's every one, the CUDA backend's
     /// device and those that differ from the default).
     pub fn record(&self) -> BTreeMap<String, String> {
+        let o = match self {
+            BackendOptions::Cuda(o) => return o.record(),
+            BackendOptions::Cpu(o) => o,
+        };
         let mut m = BTreeMap::new();
-        let mut put = |k: &str, v: String| m.insert(k.to_string(), v);
-        match self {
-            BackendOptions::Cpu(o) => {
-                put("batch", o.batch.to_string());
-                put("pack", o.pack.to_string());
-                put("sync", o.sync.map_or("auto".into(), cpu::sync_name));
-            }
-            BackendOptions::Cuda(o) => {
-                put("device", o.device.to_string());
-                if let Some(b) = o.batch {
-                    put("batch", b.to_string());
-                }
-                if let Some(d) = &o.sass_dir {
-                    put("sass_dir", d.display().to_string());
-                }
-                if o.wait_s != DEFAULT_WAIT_S {
-                    put("wait_s", o.wait_s.to_string());
-                }
-                if o.compiler != Compiler::default() {
-                    put("compiler", o.compiler.to_string());
-                }
-            }
-        }
+        m.insert("batch".to_string(), o.batch.to_string());
+        m.insert("pack".to_string(), o.pack.to_string());
+        m.insert(
+            "sync".to_string(),
+            o.sync.map_or("auto".into(), cpu::sync_name),
+        );
         m
     }
 }

@@ -113,6 +113,42 @@ impl CudaOptions {
     }
 }
 
+impl CudaOptions {
+    /// The options as `key=value` pairs that [`CudaOptions::parse`] reads back the same: the
+    /// device, and every other that differs from its default (the directory of kernel files
+    /// too, which a replay replaces with its own).
+    pub fn record(&self) -> BTreeMap<String, String> {
+        let d = CudaOptions::default();
+        let mut m = BTreeMap::new();
+        m.insert("device".to_string(), self.device.to_string());
+        let mut put = |differs: bool, k: &str, v: String| {
+            if differs {
+                m.insert(k.to_string(), v);
+            }
+        };
+        put(
+            self.batch.is_some(),
+            "batch",
+            self.batch.unwrap_or(0).to_string(),
+        );
+        let dir = self.sass_dir.as_ref().map(|d| d.display().to_string());
+        put(dir.is_some(), "sass_dir", dir.unwrap_or_default());
+        put(self.wait_s != d.wait_s, "wait_s", self.wait_s.to_string());
+        put(
+            self.compiler != d.compiler,
+            "compiler",
+            self.compiler.to_string(),
+        );
+        put(!self.fill, "grid", "preset".into());
+        let graph = match self.launch_mode {
+            LaunchMode::Direct => "off".to_string(),
+            LaunchMode::Graph(k) => k.to_string(),
+        };
+        put(self.launch_mode != d.launch_mode, "graph", graph);
+        m
+    }
+}
+
 /// The value of `graph=`: `off`, or the launches per graph.
 fn launch_mode(v: &str) -> Result<LaunchMode, String> {
     if v == "off" {
@@ -134,6 +170,30 @@ mod tests {
             .iter()
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect()
+    }
+
+    #[test]
+    fn every_key_set_away_from_its_default_is_recorded_and_reads_back_the_same() {
+        for graph in ["off", "16"] {
+            let given = map(&[
+                ("device", "1"),
+                ("batch", "8"),
+                ("sass_dir", "/tmp/k"),
+                ("wait_s", "2.5"),
+                ("compiler", "ptxas:12.4"),
+                ("grid", "preset"),
+                ("graph", graph),
+            ]);
+            let o = CudaOptions::parse(&given).unwrap();
+            assert_eq!(o.record(), given, "a replay must run as the run did");
+            let recorded = o.record();
+            let keys: Vec<&str> = recorded.keys().map(String::as_str).collect();
+            let mut all = KEYS.to_vec();
+            all.sort_unstable();
+            assert_eq!(keys, all, "every key of KEYS is recorded when set");
+        }
+        let defaults = CudaOptions::default().record();
+        assert_eq!(defaults, map(&[("device", "0")]));
     }
 
     #[test]
