@@ -581,6 +581,42 @@ fn the_violations_a_step_saw_are_replayed_in_its_window_and_come_back_with_it() 
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn a_test_whose_name_passes_ustar_s_100_bytes_is_packed_and_unpacked_whole() {
+    let dir = scratch("long-names");
+    let cluster = ptx_litmus::litmus::discover(&[PathBuf::from("litmus/generated/cluster-iriw")]);
+    let longest = cluster
+        .unwrap()
+        .into_iter()
+        .max_by_key(|p| p.as_os_str().len())
+        .unwrap();
+    let stem = longest.file_stem().unwrap().to_string_lossy().into_owned();
+    assert!(stem.len() + ".json".len() > 100, "{stem}");
+    let manifest = dir.join("m.txt");
+    let step = format!("long 30 run {} --iterations 200\n", longest.display());
+    std::fs::write(&manifest, step).unwrap();
+    let (out, results) = (dir.join("out"), dir.join("results"));
+    let dirs = [
+        ("--manifest", manifest.as_path()),
+        ("--results", results.as_path()),
+        ("--out", out.as_path()),
+    ];
+    let o = campaign(&["run", "--backend", "cpu", "--budget", "60s"], &dirs);
+    let said = text(&o.stdout);
+    assert!(said.contains("long: complete"), "{said}{}", text(&o.stderr));
+    let u = bin()
+        .args(["campaign", "unpack", "--results"])
+        .arg(&results)
+        .arg(out.join("long.tar.gz"))
+        .output()
+        .unwrap();
+    assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+    let set = ptx_litmus::results::read_result_set(&step_dir(&results, "long")).unwrap();
+    assert_eq!(set.tests.len(), 1);
+    assert_eq!(set.tests[0].path, longest.display().to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// What a device call may carry in all (the tracked tree plus the carried paths).
 const CARRY_LIMIT: u64 = 64 << 20;
 /// Room kept for the `device` profile's binary (about 6 MB), the corpus copy and the cubins.

@@ -1,6 +1,7 @@
 //! A small POSIX ustar archive writer and reader: plain files and directories with relative
 //! names, nothing else (no links, no devices), so an archive brought back from a GPU machine
-//! cannot write outside the folder it is unpacked into.
+//! cannot write outside the folder it is unpacked into. A name ustar's fields cannot hold (a
+//! last component over 100 bytes) goes in a pax extended header, as POSIX.1-2001 defines it.
 
 use std::fmt;
 
@@ -73,20 +74,16 @@ fn octal(field: &mut [u8], value: u64) -> Result<(), TarError> {
     Ok(())
 }
 
-fn header(entry: &Entry) -> Result<[u8; BLOCK], TarError> {
-    if !safe_name(entry.name()) {
-        return Err(TarError(format!(
-            "{:?}: not a safe member name",
-            entry.name()
-        )));
-    }
-    let (prefix, name) = split_name(entry.name())?;
+/// A header block: `prefix` and `name` as ustar splits a member name, its mode, size and kind.
+fn header(
+    prefix: &str,
+    name: &str,
+    mode: u64,
+    size: u64,
+    kind: u8,
+) -> Result<[u8; BLOCK], TarError> {
     let mut h = [0u8; BLOCK];
     h[..name.len()].copy_from_slice(name.as_bytes());
-    let (mode, size, kind) = match entry {
-        Entry::Dir(_) => (0o755, 0, b'5'),
-        Entry::File(_, bytes) => (0o644, bytes.len() as u64, b'0'),
-    };
     octal(&mut h[100..108], mode)?;
     octal(&mut h[108..116], 0)?;
     octal(&mut h[116..124], 0)?;
@@ -103,11 +100,49 @@ fn header(entry: &Entry) -> Result<[u8; BLOCK], TarError> {
     Ok(h)
 }
 
+/// A pax record `LEN path=NAME\n`, LEN counting the whole record with its own digits.
+fn pax_path(name: &str) -> Vec<u8> {
+    let body = format!(" path={name}\n");
+    let mut len = body.len() + 1;
+    while len.to_string().len() + body.len() != len {
+        len = len.to_string().len() + body.len();
+    }
+    format!("{len}{body}").into_bytes()
+}
+
+/// Writes the header(s) of `entry`: one ustar header, or, for a name ustar cannot split (a
+/// last component over 100 bytes, as long test names make), a pax header holding the whole
+/// name before a ustar header holding its last component cut to 100 bytes.
+fn headers(out: &mut Vec<u8>, entry: &Entry) -> Result<(), TarError> {
+    let full = entry.name();
+    if !safe_name(full) {
+        return Err(TarError(format!("{full:?}: not a safe member name")));
+    }
+    let (mode, size, kind) = match entry {
+        Entry::Dir(_) => (0o755, 0, b'5'),
+        Entry::File(_, bytes) => (0o644, bytes.len() as u64, b'0'),
+    };
+    if let Ok((prefix, name)) = split_name(full) {
+        out.extend_from_slice(&header(prefix, name, mode, size, kind)?);
+        return Ok(());
+    }
+    let record = pax_path(full);
+    out.extend_from_slice(&header("", PAX_NAME, 0o644, record.len() as u64, b'x')?);
+    out.extend_from_slice(&record);
+    out.resize(out.len().div_ceil(BLOCK) * BLOCK, 0);
+    let last = full.rsplit('/').next().unwrap_or(full);
+    out.extend_from_slice(&header("", &last[..last.len().min(100)], mode, size, kind)?);
+    Ok(())
+}
+
+/// The name of a pax extended header member (its readers use the name it carries instead).
+const PAX_NAME: &str = "PaxHeader";
+
 /// The archive of `entries`, in order.
 pub fn write(entries: &[Entry]) -> Result<Vec<u8>, TarError> {
     let mut out = Vec::new();
     for e in entries {
-        out.extend_from_slice(&header(e)?);
+        headers(&mut out, e)?;
         if let Entry::File(_, bytes) = e {
             out.extend_from_slice(bytes);
             out.resize(out.len().div_ceil(BLOCK) * BLOCK, 0);
@@ -130,7 +165,7 @@ fn number(field: &[u8], what: &str) -> Result<u64, TarError> {
         .map_err(|_| TarError(format!("bad {what} field {t:?}")))
 }
 
-/// Reads one header at `at`: the entry's name, kind and size.
+/// Reads one header at `at`: the entry's name as the header spells it, kind and size.
 fn read_header(h: &[u8], at: usize) -> Result<(String, u8, usize), TarError> {
     let stored = number(&h[148..156], "checksum")?;
     let sum: u64 = h
@@ -155,37 +190,62 @@ fn read_header(h: &[u8], at: usize) -> Result<(String, u8, usize), TarError> {
     } else {
         format!("{prefix}/{}", name.trim_end_matches('/'))
     };
-    if !safe_name(&full) {
-        return Err(TarError(format!(
-            "member {full:?}: not a safe relative name"
-        )));
-    }
     let size = number(&h[124..136], "size")?;
     Ok((full, h[156], usize::try_from(size).unwrap_or(usize::MAX)))
 }
 
-/// The entries of an archive. Only directories and regular files with safe relative names are
-/// accepted; anything else is an error naming the member.
+/// The `path` a pax extended header's records give, if any.
+fn pax_name(records: &[u8]) -> Result<Option<String>, TarError> {
+    let text =
+        std::str::from_utf8(records).map_err(|_| TarError("a pax header is not UTF-8".into()))?;
+    let mut path = None;
+    for record in text.split_terminator('\n') {
+        let field = record.split_once(' ').map(|(_, f)| f);
+        if let Some(p) = field.and_then(|f| f.strip_prefix("path=")) {
+            path = Some(p.to_string());
+        }
+    }
+    Ok(path)
+}
+
+/// The `size` bytes of member `name` at `at`, and where the next header starts.
+fn body<'a>(
+    bytes: &'a [u8],
+    at: usize,
+    size: usize,
+    name: &str,
+) -> Result<(&'a [u8], usize), TarError> {
+    let end = at
+        .checked_add(size)
+        .filter(|&e| e <= bytes.len())
+        .ok_or_else(|| TarError(format!("member {name}: truncated")))?;
+    Ok((&bytes[at..end], at + size.div_ceil(BLOCK) * BLOCK))
+}
+
+/// The entries of an archive. Only directories and regular files with safe relative names
+/// (a pax header may give the name) are accepted; anything else is an error naming the member.
 pub fn read(bytes: &[u8]) -> Result<Vec<Entry>, TarError> {
     let mut out = Vec::new();
     let mut at = 0;
+    let mut long_name: Option<String> = None;
     while at + BLOCK <= bytes.len() {
         let h = &bytes[at..at + BLOCK];
         if h.iter().all(|&b| b == 0) {
             return Ok(out);
         }
-        let (name, kind, size) = read_header(h, at)?;
-        at += BLOCK;
+        let (spelled, kind, size) = read_header(h, at)?;
+        let name = long_name.take().unwrap_or(spelled);
+        if !safe_name(&name) {
+            return Err(TarError(format!(
+                "member {name:?}: not a safe relative name"
+            )));
+        }
+        let (data, next) = body(bytes, at + BLOCK, size, &name)?;
+        at = next;
         match kind {
             b'5' => out.push(Entry::Dir(name)),
-            b'0' | 0 => {
-                let end = at
-                    .checked_add(size)
-                    .filter(|&e| e <= bytes.len())
-                    .ok_or_else(|| TarError(format!("member {name}: truncated")))?;
-                out.push(Entry::File(name, bytes[at..end].to_vec()));
-                at += size.div_ceil(BLOCK) * BLOCK;
-            }
+            b'0' | 0 => out.push(Entry::File(name, data.to_vec())),
+            b'x' => long_name = pax_name(data)?,
             k => {
                 return Err(TarError(format!(
                     "member {name}: type {:?} is not a file or directory",
@@ -209,6 +269,13 @@ mod tests {
             Entry::File("g/run.json".into(), b"{}".to_vec()),
             Entry::File("g/empty".into(), Vec::new()),
             Entry::File(long.clone(), vec![7u8; 1500]),
+            // A last component over ustar's 100 bytes (long test names) and a folder path
+            // over its 155: each goes in a pax header.
+            Entry::File(
+                format!("g/sass/{}-1a2b.cubin", "IRIW+rlx".repeat(17)),
+                vec![1; 9],
+            ),
+            Entry::Dir(format!("{}/x", "d".repeat(200))),
         ];
         let bytes = write(&entries).unwrap();
         assert_eq!(bytes.len() % BLOCK, 0);
@@ -226,6 +293,18 @@ mod tests {
         let bytes = write(&[Entry::File("a".into(), vec![1; 2000])]).unwrap();
         assert!(read(&bytes[..1024]).unwrap_err().0.contains("truncated"));
         assert!(read(&[]).unwrap_err().0.contains("end marker"));
+        // A pax header cannot smuggle in an unsafe name.
+        let record = pax_path("../evil");
+        let mut smuggled = header("", PAX_NAME, 0o644, record.len() as u64, b'x')
+            .unwrap()
+            .to_vec();
+        smuggled.extend_from_slice(&record);
+        smuggled.resize(smuggled.len().div_ceil(BLOCK) * BLOCK, 0);
+        smuggled.extend_from_slice(&write(&[Entry::Dir("ok".into())]).unwrap());
+        assert!(read(&smuggled)
+            .unwrap_err()
+            .0
+            .contains("\"../evil\": not a safe"));
         // A symbolic link (type '2') is refused by name.
         let mut link = write(&[Entry::Dir("l".into())]).unwrap();
         link[156] = b'2';
@@ -244,7 +323,12 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let long = format!("d/{}/f.txt", "n".repeat(120));
-        let bytes = write(&[Entry::File(long.clone(), b"x\n".to_vec())]).unwrap();
+        let longer = format!("d/{}.json", "IRIW+rlx".repeat(17));
+        let bytes = write(&[
+            Entry::File(long.clone(), b"x\n".to_vec()),
+            Entry::File(longer.clone(), b"y\n".to_vec()),
+        ])
+        .unwrap();
         std::fs::write(dir.join("a.tar"), bytes).unwrap();
         match std::process::Command::new("tar")
             .arg("-xf")
@@ -255,6 +339,7 @@ mod tests {
             Ok(s) => {
                 assert!(s.success());
                 assert_eq!(std::fs::read(dir.join(&long)).unwrap(), b"x\n");
+                assert_eq!(std::fs::read(dir.join(&longer)).unwrap(), b"y\n");
             }
             Err(e) => eprintln!("no tar here ({e}): checked only our own reader"),
         }
