@@ -525,6 +525,33 @@ fn a_process_that_saw_a_violation_before_it_lost_the_device_still_hands_on_its_t
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Runs a manifest of the one line `step` on the CPU backend within `budget`, under `dir`: what
+/// it printed, and its `--out` and `--results` folders.
+fn one_step(dir: &Path, step: &str, budget: &str) -> (String, PathBuf, PathBuf) {
+    let manifest = dir.join("m.txt");
+    std::fs::write(&manifest, format!("{step}\n")).unwrap();
+    let (out, results) = (dir.join("out"), dir.join("results"));
+    let dirs = [
+        ("--manifest", manifest.as_path()),
+        ("--results", results.as_path()),
+        ("--out", out.as_path()),
+    ];
+    let o = campaign(&["run", "--backend", "cpu", "--budget", budget], &dirs);
+    let said = format!("{}{}", text(&o.stdout), text(&o.stderr));
+    (said, out, results)
+}
+
+/// Unpacks `archive` into `results`, which must succeed.
+fn unpack(results: &Path, archive: &Path) {
+    let u = bin()
+        .args(["campaign", "unpack", "--results"])
+        .arg(results)
+        .arg(archive)
+        .output()
+        .unwrap();
+    assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+}
+
 #[test]
 fn the_violations_a_step_saw_are_replayed_in_its_window_and_come_back_with_it() {
     // Under a model that allows nothing, every test of litmus/wrc is a violation: the first
@@ -532,21 +559,12 @@ fn the_violations_a_step_saw_are_replayed_in_its_window_and_come_back_with_it() 
     let dir = scratch("replayed");
     let never = dir.join("never.cat");
     std::fs::write(&never, "PTX never\nacyclic id as never\n").unwrap();
-    let manifest = dir.join("m.txt");
     let step = format!(
-        "wrc 60 run litmus/wrc --iterations 300 --seed 7 --model {}\n",
+        "wrc 60 run litmus/wrc --iterations 300 --seed 7 --model {}",
         never.display()
     );
-    std::fs::write(&manifest, step).unwrap();
-    let (out, results) = (dir.join("out"), dir.join("results"));
-    let dirs = [
-        ("--manifest", manifest.as_path()),
-        ("--results", results.as_path()),
-        ("--out", out.as_path()),
-    ];
-    let o = campaign(&["run", "--backend", "cpu", "--budget", "90s"], &dirs);
-    let said = text(&o.stdout);
-    assert!(said.contains("wrc: complete"), "{said}{}", text(&o.stderr));
+    let (said, out, results) = one_step(&dir, &step, "90s");
+    assert!(said.contains("wrc: complete"), "{said}");
     let again = said
         .lines()
         .filter(|l| l.contains("(seed 7, as in wrc-") && l.contains(": the violation again, "))
@@ -558,13 +576,7 @@ fn the_violations_a_step_saw_are_replayed_in_its_window_and_come_back_with_it() 
         wrc.len() - 3
     );
     assert!(said.contains(&more), "{said}");
-    let u = bin()
-        .args(["campaign", "unpack", "--results"])
-        .arg(&results)
-        .arg(out.join("wrc.tar.gz"))
-        .output()
-        .unwrap();
-    assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+    unpack(&results, &out.join("wrc.tar.gz"));
     let step = step_dir(&results, "wrc");
     let rec = progress::read(&step.join(progress::RECORD)).unwrap();
     assert_eq!(
@@ -592,25 +604,10 @@ fn a_test_whose_name_passes_ustar_s_100_bytes_is_packed_and_unpacked_whole() {
         .unwrap();
     let stem = longest.file_stem().unwrap().to_string_lossy().into_owned();
     assert!(stem.len() + ".json".len() > 100, "{stem}");
-    let manifest = dir.join("m.txt");
-    let step = format!("long 30 run {} --iterations 200\n", longest.display());
-    std::fs::write(&manifest, step).unwrap();
-    let (out, results) = (dir.join("out"), dir.join("results"));
-    let dirs = [
-        ("--manifest", manifest.as_path()),
-        ("--results", results.as_path()),
-        ("--out", out.as_path()),
-    ];
-    let o = campaign(&["run", "--backend", "cpu", "--budget", "60s"], &dirs);
-    let said = text(&o.stdout);
-    assert!(said.contains("long: complete"), "{said}{}", text(&o.stderr));
-    let u = bin()
-        .args(["campaign", "unpack", "--results"])
-        .arg(&results)
-        .arg(out.join("long.tar.gz"))
-        .output()
-        .unwrap();
-    assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+    let step = format!("long 30 run {} --iterations 200", longest.display());
+    let (said, out, results) = one_step(&dir, &step, "60s");
+    assert!(said.contains("long: complete"), "{said}");
+    unpack(&results, &out.join("long.tar.gz"));
     let set = ptx_litmus::results::read_result_set(&step_dir(&results, "long")).unwrap();
     assert_eq!(set.tests.len(), 1);
     assert_eq!(set.tests[0].path, longest.display().to_string());
