@@ -588,6 +588,17 @@ fn the_violations_a_step_saw_are_replayed_in_its_window_and_come_back_with_it() 
     // The replay's own result set, packed with the step: the three tests, the step's seed.
     let set = ptx_litmus::results::read_result_set(&step.join("replay-1")).unwrap();
     assert!(set.run.run_id.ends_with(".p1-replay"), "{}", set.run.run_id);
+    // The step's report says, under each replayed violation, what its replay saw.
+    let md = std::fs::read_to_string(step.join("report.md")).unwrap();
+    let said = "Replayed in the same campaign window, with the same seed and settings, in \
+                `replay-1/`: the violation again, 300 forbidden or unexpected in 300 instances.";
+    assert_eq!(md.matches(said).count(), 3, "{md}");
+    let html = std::fs::read_to_string(step.join("report.html")).unwrap();
+    assert_eq!(
+        html.matches("<code>replay-1/</code>: the violation again")
+            .count(),
+        3
+    );
     assert_eq!(set.tests.len(), 3);
     assert_eq!(set.run.parameters.seed, 7);
     let _ = std::fs::remove_dir_all(&dir);

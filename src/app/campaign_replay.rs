@@ -6,7 +6,7 @@
 //! it) and what it saw in the step's notes.
 
 use super::campaign_child::supervise;
-use crate::report::format::{count, one_line, REASON_CHARS};
+use crate::report::replays::outcome;
 use crate::results::{self, ResultSet, RunRecord, RUN_FILE, RUN_FORMAT};
 use crate::verdict::Status;
 use std::path::{Path, PathBuf};
@@ -130,25 +130,6 @@ fn replayed_set(root: &Path, id: &str, into: &Path) -> Result<ResultSet, String>
 /// What the replay of the test at `path` saw, as a note naming the run it replayed.
 fn said(again: &ResultSet, path: &str, of: &RunRecord) -> String {
     let seed = of.parameters.seed;
-    let head = format!("replayed {path} (seed {seed}, as in {})", of.run_id);
-    if let Some(t) = again.tests.iter().find(|t| t.path == path) {
-        let c = &t.verdict.counts;
-        let n = t.verdict.instances;
-        return match t.verdict.status {
-            Status::Violation => format!(
-                "{head}: the violation again, {} forbidden or unexpected in {} instances",
-                count(c.forbidden + c.unexpected),
-                count(n)
-            ),
-            s => format!(
-                "{head}: not seen again in {} instances ({})",
-                count(n),
-                s.as_str()
-            ),
-        };
-    }
-    match again.run.skipped_tests.iter().find(|s| s.path == path) {
-        Some(s) => format!("{head}: not run: {}", one_line(&s.reason, REASON_CHARS)),
-        None => format!("{head}: no record"),
-    }
+    let saw = outcome(again, path).unwrap_or_else(|| "no record".into());
+    format!("replayed {path} (seed {seed}, as in {}): {saw}", of.run_id)
 }

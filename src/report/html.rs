@@ -5,6 +5,7 @@
 use super::format;
 use super::kernels;
 use super::plot;
+use super::replays::{self, Replayed};
 use super::summary;
 use super::table::{self, stem_of, Row};
 use crate::results::{ResultSet, RunRecord, TestRecord};
@@ -38,7 +39,7 @@ pub fn render(set: &ResultSet, stems: &[String]) -> Result<String, String> {
     let _ = writeln!(h, "<h1>ptx-litmus report: run {}</h1>", esc(&run.run_id));
     let ordered = summary::ordered(&set.tests);
     summary_section(&mut h, set);
-    violations_section(&mut h, &ordered);
+    violations_section(&mut h, &ordered, &replays::of(set));
     matrix_section(&mut h, &set.tests);
     tests_section(&mut h, set, stems, &ordered);
     kernels_section(&mut h, &ordered);
@@ -68,7 +69,7 @@ fn summary_section(h: &mut String, set: &ResultSet) {
 }
 
 /// Every violation explained, or the line saying there is none.
-fn violations_section(h: &mut String, ordered: &[&TestRecord]) {
+fn violations_section(h: &mut String, ordered: &[&TestRecord], replayed: &Replayed) {
     let violations: Vec<&TestRecord> = ordered
         .iter()
         .copied()
@@ -82,7 +83,7 @@ fn violations_section(h: &mut String, ordered: &[&TestRecord]) {
         );
     } else {
         for t in &violations {
-            violation(h, t);
+            violation(h, t, replayed.get(&t.path));
         }
     }
     let _ = writeln!(h, "</section>");
@@ -273,7 +274,7 @@ fn status_class(t: &TestRecord) -> &'static str {
 
 /// One violating test: each violating outcome with why the model forbids it, the test's source
 /// and the command that runs the set again.
-fn violation(h: &mut String, t: &TestRecord) {
+fn violation(h: &mut String, t: &TestRecord, replay: Option<&(String, String)>) {
     let _ = writeln!(
         h,
         "<h3><span class=\"violation\">{}</span> <code>{}</code></h3>\n<ul>",
@@ -306,4 +307,13 @@ fn violation(h: &mut String, t: &TestRecord) {
          <code>{}</code></p>",
         esc(&table::replay_command())
     );
+    if let Some((saw, folder)) = replay {
+        let _ = writeln!(
+            h,
+            "<p>{} <code>{}/</code>: {}.</p>",
+            replays::SAID,
+            esc(folder),
+            esc(saw)
+        );
+    }
 }

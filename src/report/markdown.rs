@@ -1,6 +1,7 @@
 //! `report.md`: the same content as the HTML report in Markdown, plots linked as PNG files.
 
 use super::kernels;
+use super::replays::Replayed;
 use super::summary;
 use super::table::{self, stem_of, Row};
 use crate::results::{ResultSet, TestRecord};
@@ -23,7 +24,7 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
         let _ = writeln!(m, "| {} | {} |", cell(&k), cell(&v));
     }
     let ordered = summary::ordered(&set.tests);
-    violations_section(&mut m, &ordered);
+    violations_section(&mut m, &ordered, &super::replays::of(set));
     matrix_section(&mut m, &set.tests);
     tests_section(&mut m, &ordered);
     kernels_section(&mut m, &ordered);
@@ -53,7 +54,7 @@ pub fn render(set: &ResultSet, stems: &[String]) -> String {
 }
 
 /// Every violation: its forbidden outcomes and why, the test as run, how to replay it.
-fn violations_section(m: &mut String, ordered: &[&TestRecord]) {
+fn violations_section(m: &mut String, ordered: &[&TestRecord], replayed: &Replayed) {
     let _ = writeln!(m, "\n## Violations\n");
     let mut any = false;
     for t in ordered
@@ -75,6 +76,10 @@ fn violations_section(m: &mut String, ordered: &[&TestRecord]) {
             "\nTo run it again with the same seed and settings, in the result set's folder: {}\n",
             code(&table::replay_command())
         );
+        if let Some((saw, folder)) = replayed.get(&t.path) {
+            let folder = code(&format!("{folder}/"));
+            let _ = writeln!(m, "{} {folder}: {}.\n", super::replays::SAID, cell(saw));
+        }
     }
     if !any {
         let _ = writeln!(m, "No test observed an outcome the PTX model forbids.");

@@ -12,6 +12,7 @@ pub mod html;
 pub mod kernels;
 pub mod markdown;
 pub mod plot;
+pub mod replays;
 pub mod shapes;
 pub mod stats;
 pub mod summary;
