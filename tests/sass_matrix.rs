@@ -337,8 +337,74 @@ fn an_offline_cubin_is_what_the_matrix_checked() {
     let new = kernel(&load("litmus/mp/MP+fence.acq.gpu+fence.rel.gpu.litmus")).unwrap();
     if ptxas.version < "12.7.0".parse().unwrap() {
         let e = offline_cubin(&ptxas, &new.ptx, "sm_90").unwrap_err();
-        assert!(e.starts_with(&format!("ptxas {} for sm_90: ", v[0])), "{e}");
+        assert!(e.refused, "{e}");
+        assert!(
+            e.message
+                .starts_with(&format!("ptxas {} for sm_90: ", v[0])),
+            "{e}"
+        );
     }
+}
+
+/// A store whose 12.4.131 ptxas (a script) refuses any PTX with `fence.acquire`, as ptxas
+/// 12.4 does, and makes a stand-in cubin of the rest.
+fn refusing_store(name: &str) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let store = fresh(name);
+    let bin_dir = store.join("cuda-12.4.131/bin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    let script = "#!/bin/sh\n\
+        if grep -q fence.acquire \"$2\"; then\n\
+          echo \"ptxas $2, line 9; error   : Illegal modifier '.acquire' for instruction 'fence'\" >&2\n\
+          exit 255\n\
+        fi\n\
+        printf cubin > \"$4\"\n";
+    let ptxas = bin_dir.join("ptxas");
+    std::fs::write(&ptxas, script).unwrap();
+    std::fs::set_permissions(&ptxas, std::fs::Permissions::from_mode(0o755)).unwrap();
+    store
+}
+
+#[test]
+fn prebuild_reports_kernels_a_version_refuses_and_fails_only_on_its_own_errors() {
+    let store = refusing_store("sass_matrix_refusing_store");
+    let tests = [
+        "litmus/mp/MP+rel.gpu+acq.gpu.litmus",
+        "litmus/mp/MP+fence.acq.gpu+fence.rel.gpu.litmus",
+    ];
+    let prebuild = || {
+        bin()
+            .args(["toolchains", "prebuild", "12.4"])
+            .args(tests)
+            .env(store::ENV, &store)
+            .current_dir(root())
+            .output()
+            .unwrap()
+    };
+    let o = prebuild();
+    let (out, err) = (text(&o.stdout), text(&o.stderr));
+    assert_eq!(o.status.code(), Some(0), "{out}{err}");
+    assert!(out.contains("12.4.131: 1 of 2 cubins in "), "{out}");
+    assert!(
+        out.contains("; 1 kernel(s) this ptxas does not accept"),
+        "{out}"
+    );
+    let refused = err
+        .lines()
+        .find(|l| l.contains("MP+fence.acq.gpu"))
+        .unwrap();
+    assert!(refused.contains("Illegal modifier '.acquire'"), "{refused}");
+    // A store it cannot write into is its own failure: exit 2.
+    let cubins = store.join("cuda-12.4.131/cubins");
+    std::fs::remove_dir_all(&cubins).unwrap();
+    std::fs::write(&cubins, "not a folder").unwrap();
+    let o = prebuild();
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o.stdout));
+    assert!(
+        text(&o.stdout).contains("0 of 2 cubins"),
+        "{}",
+        text(&o.stdout)
+    );
 }
 
 #[test]

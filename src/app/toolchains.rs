@@ -3,7 +3,7 @@
 use super::{AppError, Exit};
 use crate::cli::{ToolchainsAction, ToolchainsArgs};
 use crate::codegen::Stress;
-use crate::harness::cuda::compiler::offline_cubin;
+use crate::harness::cuda::compiler::{offline_cubin, OfflineError};
 use crate::toolchain::{install, store, version, Version};
 
 /// Runs `toolchains`.
@@ -86,27 +86,38 @@ fn prebuild(
     let installed = store::resolve(root, &version::parse_specs(spec)?)?;
     let (kernels, mut exit) = super::sass::load_kernels(paths, stress)?;
     for i in installed.iter().filter(|i| i.has_ptxas()) {
-        let mut written = 0;
+        let (mut written, mut refused) = (0, 0);
         for (path, k) in &kernels {
             let made = offline_cubin(i, &k.ptx, arch).and_then(|(cubin, _)| {
-                write_beside(&i.cubin_path(arch, &k.ptx), &cubin)?;
-                write_beside(&i.source_path(&k.ptx), k.ptx.as_bytes())
+                let kept = write_beside(&i.cubin_path(arch, &k.ptx), &cubin)
+                    .and_then(|()| write_beside(&i.source_path(&k.ptx), k.ptx.as_bytes()));
+                kept.map_err(|message| OfflineError {
+                    refused: false,
+                    message,
+                })
             });
-            match made {
-                Ok(()) => written += 1,
-                Err(e) => {
-                    let first = e.lines().take(2).collect::<Vec<_>>().join(" ");
-                    eprintln!("{}: {first}", path.display());
-                    exit = Exit::Error;
-                }
+            let Err(e) = made else {
+                written += 1;
+                continue;
+            };
+            let first = e.message.lines().take(2).collect::<Vec<_>>().join(" ");
+            eprintln!("{}: {first}", path.display());
+            if e.refused {
+                refused += 1;
+            } else {
+                exit = Exit::Error;
             }
         }
-        println!(
-            "{}: {written} of {} cubins in {}",
-            i.version,
-            kernels.len(),
-            i.dir.join("cubins").display()
-        );
+        let dir = i.dir.join("cubins");
+        let (v, n) = (&i.version, kernels.len());
+        print!("{v}: {written} of {n} cubins in {}", dir.display());
+        if refused > 0 {
+            print!(
+                "; {refused} kernel(s) this ptxas does not accept (above; under `--compiler \
+                 ptxas:{v}` their tests are refused with its message)"
+            );
+        }
+        println!();
     }
     Ok(exit)
 }

@@ -65,14 +65,33 @@ pub fn arch_of(compute: (i32, i32)) -> String {
     format!("sm_{}{}", compute.0, compute.1)
 }
 
+/// Why ptxas made no cubin of a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OfflineError {
+    /// Whether ptxas ran and refused the PTX (an instruction or ISA newer than it accepts):
+    /// a fact of that version, not a failure of the tool.
+    pub refused: bool,
+    /// The message, naming the version and architecture.
+    pub message: String,
+}
+
+impl fmt::Display for OfflineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 /// A cubin made offline by `ptxas` for `arch`, with `.version` lowered once when that ptxas
 /// names an older PTX ISA it accepts; returns the cubin and the ISA it was lowered to.
 pub fn offline_cubin(
     ptxas: &Installed,
     ptx: &str,
     arch: &str,
-) -> Result<(Vec<u8>, Option<String>), String> {
-    let describe = |e: ToolError| format!("ptxas {} for {arch}: {e}", ptxas.version);
+) -> Result<(Vec<u8>, Option<String>), OfflineError> {
+    let describe = |e: ToolError| OfflineError {
+        refused: matches!(e, ToolError::Failed { .. }),
+        message: format!("ptxas {} for {arch}: {e}", ptxas.version),
+    };
     match tools::assemble_with(&ptxas.ptxas(), ptx, arch) {
         Ok(cubin) => Ok((cubin, None)),
         Err(ToolError::Failed { log, .. }) if lower_isa(ptx, &log).is_some() => {
@@ -113,7 +132,7 @@ pub fn load(
             ptxas.version, ptxas.version
         ));
     }
-    let (cubin, lowered) = offline_cubin(&ptxas, ptx, &arch)?;
+    let (cubin, lowered) = offline_cubin(&ptxas, ptx, &arch).map_err(|e| e.message)?;
     let mut facts = vec![(
         "kernel.compiler".to_string(),
         format!("ptxas {}", ptxas.version),
