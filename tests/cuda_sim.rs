@@ -330,6 +330,8 @@ fn an_offline_cubin_is_loaded_as_prebuilt_and_counts_as_the_ptx_it_was_made_of()
     let cubin = std::fs::read(cubins.flatten().next().unwrap().path()).unwrap();
     let hash = format!("{:016x}", ptx_litmus::litmus::fnv1a64(&cubin));
     assert_eq!(notes["kernel.sass_hash"], hash.as_str());
+    let code = ptx_litmus::sass::cubin::code_hash(&cubin).unwrap();
+    assert_eq!(notes["kernel.code_hash"], code.as_str());
     assert_eq!(
         notes["kernel.cubin_bytes"],
         cubin.len().to_string().as_str()

@@ -90,8 +90,8 @@ fn planted_changes_are_marked_in_the_matrix() {
         "{row}"
     );
     assert!(out.contains("3 tests, 3 marked"), "{out}");
-    // Sets that name no cubin (CPU runs) get no cubin column.
-    assert!(!out.contains("same cubin"), "{out}");
+    // Sets that name no code (CPU runs) get no code column.
+    assert!(!out.contains("same code"), "{out}");
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(
         page.contains("<td class=\"violation\">VIOLATION 3/1,000,000</td>"),
@@ -331,11 +331,11 @@ fn a_test_one_set_refused_is_shown_as_not_run_with_its_reason() {
 }
 
 #[test]
-fn the_table_groups_the_sets_that_ran_the_same_cubin() {
-    let root = scratch("compare_cubins");
+fn the_table_groups_the_sets_that_ran_the_same_code() {
+    let root = scratch("compare_codes");
     let dirs: Vec<PathBuf> = ["a", "b", "c"].iter().map(|d| root.join(d)).collect();
-    // SB's kernel: one cubin in A and C, another in B; MP's names none anywhere; CoRR's only
-    // in B.
+    // SB's kernel: the same code in A and C (from cubin files that differ), other code in B;
+    // MP's names none anywhere; CoRR's only in B.
     for (dir, sb, corr) in [
         (&dirs[0], "5b01", None),
         (&dirs[1], "5b02", Some("c0c0")),
@@ -349,29 +349,31 @@ fn the_table_groups_the_sets_that_ran_the_same_cubin() {
                 _ => None,
             };
             if let Some(h) = hash {
-                t.notes.insert("kernel.sass_hash".into(), h.into());
+                t.notes.insert("kernel.code_hash".into(), h.into());
+                let file = format!("{h}-{}", dir.display());
+                t.notes.insert("kernel.sass_hash".into(), file);
             }
         }
         write_result_set(dir, &run("r", "550.54.15", None), &tests, false).unwrap();
     }
     let sets: Vec<_> = dirs.iter().map(|d| read_result_set(d).unwrap()).collect();
     let c = compare::compare(&sets);
-    let cubins = |name: &str| {
+    let codes = |name: &str| {
         let line = c.lines.iter().find(|l| l.name == name).unwrap();
-        line.cubins.clone()
+        line.codes.clone()
     };
-    assert_eq!(cubins("SB").as_deref(), Some("A=C B"));
-    assert_eq!((cubins("MP"), cubins("CoRR")), (None, None));
+    assert_eq!(codes("SB").as_deref(), Some("A=C B"));
+    assert_eq!((codes("MP"), codes("CoRR")), (None, None));
     let o = bin().arg("diff").args(&dirs).output().unwrap();
     let out = text(&o.stdout);
     let header = out.lines().find(|l| l.contains("test")).unwrap();
-    assert!(header.trim_end().ends_with("same cubin"), "{header}");
+    assert!(header.trim_end().ends_with("same code"), "{header}");
     let sb = out.lines().find(|l| l.contains(" SB ")).unwrap();
     assert!(sb.ends_with("A=C B"), "{sb}");
     let (_, v) = diff_json(&dirs);
     let lines = v["comparison"]["lines"].as_array().unwrap();
     assert_eq!(
-        lines.iter().find(|l| l["name"] == "SB").unwrap()["cubins"],
+        lines.iter().find(|l| l["name"] == "SB").unwrap()["codes"],
         "A=C B"
     );
 }

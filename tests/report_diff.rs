@@ -289,16 +289,19 @@ fn drift_between_runs_is_not_a_change_once_the_sets_merge_repeats() {
 }
 
 #[test]
-fn a_change_is_told_whether_both_sets_ran_the_same_cubin() {
-    let root = scratch("diff_cubins");
+fn a_change_is_told_whether_both_sets_ran_the_same_code() {
+    let root = scratch("diff_codes");
     let (a, b) = (root.join("a"), root.join("b"));
-    // SB ran one cubin in both and its weak rate almost doubled; CoRR ran two different ones;
-    // MP names no cubin in B (as a CPU run would not).
+    // SB ran the same code in both, from two cubin files (a JIT's and ptxas's), and its weak
+    // rate almost doubled; CoRR ran other code; MP names no code in B (as a CPU run would
+    // not).
     let hashes = |sets: &[(&str, &str)], knobs: Knobs| {
         let mut tests = records(&suite(knobs), 2.0);
-        for t in &mut tests {
+        for (i, t) in tests.iter_mut().enumerate() {
             if let Some((_, h)) = sets.iter().find(|(n, _)| *n == t.name) {
-                t.notes.insert("kernel.sass_hash".into(), h.to_string());
+                t.notes.insert("kernel.code_hash".into(), h.to_string());
+                let file = format!("{h}{i}{}", knobs.sb_weak);
+                t.notes.insert("kernel.sass_hash".into(), file);
             }
         }
         tests
@@ -315,23 +318,26 @@ fn a_change_is_told_whether_both_sets_ran_the_same_cubin() {
     write_result_set(&a, &run("run-a", "550.54.15", None), &in_a, false).unwrap();
     write_result_set(&b, &run("run-b", "550.54.15", None), &in_b, false).unwrap();
     let d = diff::diff(&read_result_set(&a).unwrap(), &read_result_set(&b).unwrap());
-    let same = |name: &str| d.rates.iter().find(|r| r.name == name).unwrap().same_cubin;
+    let same = |name: &str| d.rates.iter().find(|r| r.name == name).unwrap().same_code;
     assert_eq!(
         (same("SB"), same("CoRR"), same("MP")),
         (Some(true), Some(false), None)
     );
-    assert_eq!(d.cubins(), Some((1, 2)));
+    assert_eq!(d.codes(), Some((1, 2)));
     let (_, out, _) = cli(&[Path::new("diff"), &a, &b]);
     assert!(
-        out.contains("(1 of 2 tests ran the same cubin in A and B (kernel.sass_hash)"),
+        out.contains("(1 of 2 tests ran the same machine code in A and B (kernel.code_hash)"),
         "{out}"
     );
     let sb = out.lines().find(|l| l.starts_with("  SB: ")).unwrap();
-    assert!(sb.ends_with(", same cubin"), "{sb}");
-    // Against a set that names no cubin (a CPU run), nothing is said of cubins.
+    assert!(sb.ends_with(", same code"), "{sb}");
+    // Against a set that names no code (a CPU run), nothing is said of code.
     let c = root.join("c");
     let plain = hashes(&[], Knobs::default());
     write_result_set(&c, &run("run-c", "550.54.15", None), &plain, false).unwrap();
     let (_, out, _) = cli(&[Path::new("diff"), &a, &c]);
-    assert!(!out.contains("cubin"), "{out}");
+    assert!(
+        !out.contains("same code") && !out.contains("other code"),
+        "{out}"
+    );
 }

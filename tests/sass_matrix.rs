@@ -476,3 +476,54 @@ fn prebuilt_cubins_travel_without_ptxas() {
         text(&o.stderr)
     );
 }
+
+#[test]
+fn the_code_hash_tells_other_code_from_other_metadata() {
+    let name = "the_code_hash_tells_other_code_from_other_metadata";
+    let Some(v) = pinned_present(name) else {
+        return;
+    };
+    use ptx_litmus::harness::cuda::compiler::{offline_cubin, Compiler};
+    use ptx_litmus::sass::cubin::code_hash;
+    let k = mp();
+    let cubins: Vec<Vec<u8>> = v
+        .iter()
+        .map(|version| {
+            let compiler: Compiler = format!("ptxas:{version}").parse().unwrap();
+            let ptxas = compiler.resolve().unwrap().expect("a ptxas, not the JIT");
+            offline_cubin(&ptxas, &k.ptx, "sm_90").unwrap().0
+        })
+        .collect();
+    // The newer ptxas again, with line information: another file, the same code.
+    let dir = scratch(name);
+    std::fs::write(dir.join("k.ptx"), &k.ptx).unwrap();
+    let compiler: Compiler = format!("ptxas:{}", v[1]).parse().unwrap();
+    let ptxas = compiler.resolve().unwrap().unwrap().ptxas();
+    let made = std::process::Command::new(ptxas)
+        .args(["-arch=sm_90", "--generate-line-info"])
+        .arg(dir.join("k.ptx"))
+        .arg("-o")
+        .arg(dir.join("k.cubin"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let lined = std::fs::read(dir.join("k.cubin")).unwrap();
+    assert_ne!(lined, cubins[1], "line information changes the file");
+    let hash = |c: &[u8]| code_hash(c).unwrap();
+    assert_eq!(hash(&lined), hash(&cubins[1]), "but not the code");
+    // Across versions the code hash changes exactly when the disassembled roles do.
+    let roles = |c: &[u8]| {
+        let funcs = disasm::functions(&tools::disassemble(c).unwrap());
+        signature::of(&k, &funcs, "").hash
+    };
+    assert_eq!(
+        hash(&cubins[0]) == hash(&cubins[1]),
+        roles(&cubins[0]) == roles(&cubins[1]),
+        "{v:?}"
+    );
+    assert_ne!(
+        hash(&cubins[0]),
+        hash(&cubins[1]),
+        "{v:?} differ in MP's SASS"
+    );
+}

@@ -35,6 +35,11 @@ pub const TEST_LAUNCH: &str = "kernel.test_launch";
 /// Instances each launch runs (CUDA).
 pub const INSTANCES_PER_LAUNCH: &str = "kernel.instances_per_launch";
 
+/// The machine code the test kernel ran: FNV-1a of its cubin's code sections, relocations and
+/// constant banks (`sass::cubin::code_hash`), equal for a JIT's cubin and ptxas's when only
+/// their metadata differ (CUDA).
+pub const CODE_HASH: &str = "kernel.code_hash";
+
 /// Registers per thread of the test kernel, as the driver reports them (CUDA).
 pub const REGISTERS: &str = "kernel.registers";
 

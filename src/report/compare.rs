@@ -6,10 +6,11 @@
 //! rounds or launch batches) as the unit, as the two-way `diff` does ([`super::dispersion`]):
 //! the quasi-binomial test for every pair of sets, Bonferroni over every pair of every test.
 
-use super::diff::{ALPHA, SASS_HASH};
+use super::diff::{code_of, ALPHA};
 use super::dispersion::{quasi_binomial, rate_interval};
 use super::format;
 use super::html::esc;
+use crate::harness::notes::CODE_HASH;
 use crate::results::{ObservedData, ResultSet, TestRecord, Unit};
 use crate::text::pad;
 use crate::verdict::{unseen_upper_bound_95, Class, Status};
@@ -118,9 +119,9 @@ pub struct Line {
     pub untested: usize,
     /// Whether `min_p` is below the threshold.
     pub significant: bool,
-    /// Which sets ran the same cubin (`kernel.sass_hash`), as groups of letters: `A=C B`;
-    /// `None` when fewer than two sets name one (CPU runs name none).
-    pub cubins: Option<String>,
+    /// Which sets ran the same machine code (`kernel.code_hash`), as groups of letters:
+    /// `A=C B`; `None` when fewer than two sets name it (CPU runs name none).
+    pub codes: Option<String>,
 }
 
 /// The whole comparison.
@@ -167,17 +168,17 @@ fn cells_of<'a>(sets: &'a [ResultSet], name: &str) -> Vec<(Seen, Option<&'a Obse
         .collect()
 }
 
-/// The sets that ran the same cubin for the test called `name`, grouped: `A=C B`.
-fn cubin_groups(sets: &[ResultSet], name: &str) -> Option<String> {
+/// The sets that ran the same machine code for the test called `name`, grouped: `A=C B`.
+fn code_groups(sets: &[ResultSet], name: &str) -> Option<String> {
     let mut groups: Vec<(&str, Vec<String>)> = Vec::new();
     let mut named = 0;
     for (i, set) in sets.iter().enumerate() {
         let record = set.tests.iter().find(|t| t.name == name);
-        let Some(hash) = record.and_then(|t| t.notes.get(SASS_HASH)) else {
+        let Some(hash) = record.and_then(code_of) else {
             continue;
         };
         named += 1;
-        match groups.iter_mut().find(|(h, _)| h == hash) {
+        match groups.iter_mut().find(|(h, _)| *h == hash) {
             Some((_, letters)) => letters.push(letter(i)),
             None => groups.push((hash, vec![letter(i)])),
         }
@@ -228,7 +229,7 @@ pub fn compare(sets: &[ResultSet]) -> Comparison {
                 min_p,
                 untested,
                 significant: false,
-                cubins: cubin_groups(sets, name),
+                codes: code_groups(sets, name),
             }
         })
         .collect();
@@ -271,10 +272,10 @@ impl Comparison {
         out
     }
 
-    /// Whether some test names its cubin in two sets or more (GPU runs): the tables then
-    /// show which sets ran the same one.
-    pub fn names_cubins(&self) -> bool {
-        self.lines.iter().any(|l| l.cubins.is_some())
+    /// Whether some test names its machine code in two sets or more (GPU runs): the tables
+    /// then show which sets ran the same code.
+    pub fn names_codes(&self) -> bool {
+        self.lines.iter().any(|l| l.codes.is_some())
     }
 
     /// The marker of a line: `!` kinds differ, `*` a significant rate difference.
@@ -317,12 +318,14 @@ fn note(c: &Comparison) -> String {
         c.pairs.max(1),
         c.threshold,
         c.pairs,
-        if c.names_cubins() {
-            " same cubin: the sets that ran one cubin (kernel.sass_hash) joined by `=`, so a \
-             change between sets of one group is not the compiler's (a JIT's cubin and ptxas's \
-             can differ in their metadata alone)."
+        if c.names_codes() {
+            format!(
+                " same code: the sets that ran the same machine code ({CODE_HASH}: the cubin's \
+                 code, relocations and constant banks, not its metadata) joined by `=`, so a \
+                 change between sets of one group is not the compiler's."
+            )
         } else {
-            ""
+            String::new()
         }
     )
 }
@@ -333,23 +336,23 @@ pub fn text(c: &Comparison) -> String {
     for (i, (id, d)) in c.runs.iter().enumerate() {
         let _ = writeln!(s, "{} = {id} ({d})", letter(i));
     }
-    let cubins = c.names_cubins();
+    let codes = c.names_codes();
     let rows: Vec<Vec<String>> = c
         .lines
         .iter()
         .map(|l| {
             let mut r = vec![Comparison::mark(l).to_string(), l.name.clone()];
             r.extend(l.cells.iter().map(Seen::text));
-            if cubins {
-                r.push(l.cubins.clone().unwrap_or_else(|| "-".into()));
+            if codes {
+                r.push(l.codes.clone().unwrap_or_else(|| "-".into()));
             }
             r
         })
         .collect();
     let mut header = vec![String::new(), "test".to_string()];
     header.extend((0..c.runs.len()).map(letter));
-    if cubins {
-        header.push("same cubin".into());
+    if codes {
+        header.push("same code".into());
     }
     let widths: Vec<usize> = (0..header.len())
         .map(|j| {
@@ -409,9 +412,9 @@ pub fn html(c: &Comparison) -> String {
     for i in 0..c.runs.len() {
         let _ = write!(h, "<th>{}</th>", letter(i));
     }
-    let cubins = c.names_cubins();
-    if cubins {
-        h.push_str("<th>same cubin</th>");
+    let codes = c.names_codes();
+    if codes {
+        h.push_str("<th>same code</th>");
     }
     h.push_str("</tr>\n");
     for l in &c.lines {
@@ -434,8 +437,8 @@ pub fn html(c: &Comparison) -> String {
             };
             let _ = write!(h, "<td{v}{title}>{}</td>", esc(&cell.text()));
         }
-        if cubins {
-            let groups = l.cubins.as_deref().unwrap_or("-");
+        if codes {
+            let groups = l.codes.as_deref().unwrap_or("-");
             let _ = write!(h, "<td>{}</td>", esc(groups));
         }
         h.push_str("</tr>\n");

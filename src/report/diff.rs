@@ -6,6 +6,7 @@ use super::differences::{differences, placement, Difference};
 use super::dispersion::{quasi_binomial, Dispersed};
 use super::format;
 use super::html::esc;
+use crate::harness::notes::CODE_HASH;
 use crate::results::{ResultSet, TestRecord, Unit};
 use crate::verdict::Status;
 use serde::Serialize;
@@ -43,9 +44,9 @@ pub struct RateChange {
     pub test: Option<Dispersed>,
     /// Whether the p-value is below the Bonferroni threshold.
     pub significant: bool,
-    /// Whether both ran the same cubin (`kernel.sass_hash`), when both recorded one: with the
-    /// same machine code a change is not the compiler's.
-    pub same_cubin: Option<bool>,
+    /// Whether both ran the same machine code (`kernel.code_hash`), when both recorded it:
+    /// with the same code a change is not the compiler's.
+    pub same_code: Option<bool>,
 }
 
 impl RateChange {
@@ -255,18 +256,19 @@ fn rate_change(name: &str, ta: &TestRecord, tb: &TestRecord) -> Option<RateChang
         units: (ua.len(), ub.len()),
         test: quasi_binomial(&ua, &ub),
         significant: false,
-        same_cubin: same_cubin(ta, tb),
+        same_code: same_code(ta, tb),
     })
 }
 
-/// Whether the two records ran the same cubin, when both say which.
-fn same_cubin(ta: &TestRecord, tb: &TestRecord) -> Option<bool> {
-    let hash = |t: &TestRecord| t.notes.get(SASS_HASH).cloned();
-    Some(hash(ta)? == hash(tb)?)
+/// Whether the two records ran the same machine code, when both say which.
+fn same_code(ta: &TestRecord, tb: &TestRecord) -> Option<bool> {
+    Some(code_of(ta)? == code_of(tb)?)
 }
 
-/// The kernel fact naming the cubin a GPU run loaded.
-pub const SASS_HASH: &str = "kernel.sass_hash";
+/// The machine code a record's kernel ran, when its run recorded it.
+pub fn code_of(t: &TestRecord) -> Option<&str> {
+    t.notes.get(CODE_HASH).map(String::as_str)
+}
 
 impl Diff {
     /// Whether B has a violation that A did not: `diff`'s exit status 1.
@@ -284,10 +286,10 @@ impl Diff {
         self.rates.iter().filter(|r| r.test.is_some()).count()
     }
 
-    /// Of the tests whose rates were set side by side with a cubin named on both sides: how
-    /// many ran the same cubin, and how many there were; `None` when no test named one.
-    pub fn cubins(&self) -> Option<(usize, usize)> {
-        let known: Vec<bool> = self.rates.iter().filter_map(|r| r.same_cubin).collect();
+    /// Of the tests whose rates were set side by side with their code named on both sides:
+    /// how many ran the same code, and how many there were; `None` when no test named it.
+    pub fn codes(&self) -> Option<(usize, usize)> {
+        let known: Vec<bool> = self.rates.iter().filter_map(|r| r.same_code).collect();
         (!known.is_empty()).then(|| (known.iter().filter(|&&s| s).count(), known.len()))
     }
 }
@@ -351,23 +353,23 @@ fn rates_text(s: &mut String, d: &Diff) {
         let _ = write!(s, " ({untested} not tested: too few parts or runs)");
     }
     let _ = writeln!(s);
-    if let Some((same, of)) = d.cubins() {
+    if let Some((same, of)) = d.codes() {
         let _ = writeln!(
             s,
-            "  ({same} of {of} tests ran the same cubin in A and B ({SASS_HASH}): a change in \
+            "  ({same} of {of} tests ran the same machine code in A and B ({CODE_HASH}): a change in \
              those is not the compiler's)"
         );
     }
     let by_part = sig.iter().any(|r| r.unit == Unit::Part);
     for r in sig {
-        let cubin = match r.same_cubin {
-            Some(true) => ", same cubin",
-            Some(false) => ", other cubin",
+        let code = match r.same_code {
+            Some(true) => ", same code",
+            Some(false) => ", other code",
             None => "",
         };
         let _ = writeln!(
             s,
-            "  {}: {} -> {} weak/instance ({}), {}{cubin}",
+            "  {}: {} -> {} weak/instance ({}), {}{code}",
             r.name,
             rate(r.a.0, r.a.1),
             rate(r.b.0, r.b.1),
@@ -531,7 +533,7 @@ fn rates_html(h: &mut String, d: &Diff) {
         "<section id=\"rates\">\n<h2>Weak rates ({} significant of {} compared)</h2>\n\
          <table>\n<tr><th>test</th><th>A weak / instances</th><th>B weak / instances</th>\
          <th>A rate</th><th>B rate</th><th>B / A</th><th>p</th><th>phi</th><th>units</th>\
-         <th>significant</th><th>cubin</th></tr>",
+         <th>significant</th><th>code</th></tr>",
         d.significant().count(),
         d.tested()
     );
@@ -557,7 +559,7 @@ fn rates_html(h: &mut String, d: &Diff) {
             r.units.1,
             r.unit.plural(),
             if r.significant { "yes" } else { "no" },
-            match r.same_cubin {
+            match r.same_code {
                 Some(true) => "same",
                 Some(false) => "other",
                 None => "-",

@@ -3,6 +3,7 @@
 //! strength and scope the PTX asked for. Works with no GPU: the tools come from PyPI.
 
 pub mod check;
+pub mod cubin;
 pub mod deviation;
 pub mod disasm;
 pub mod matrix;

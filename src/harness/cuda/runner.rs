@@ -27,6 +27,7 @@ use crate::harness::watchdog;
 use crate::harness::{Budget, Control, Progress, RunError, RunParams};
 use crate::litmus::{file_stem, fnv1a64};
 use crate::outcome::Histogram;
+use crate::sass::cubin::code_hash;
 use cudarc::driver::sys::{CUfunction, CUfunction_attribute as FnAttr};
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -170,6 +171,10 @@ impl Loaded {
         kernel.insert("kernel.ptx_isa".into(), format!("{major}.{minor}"));
         let sass_hash = format!("{:016x}", fnv1a64(&module.cubin));
         kernel.insert("kernel.sass_hash".into(), sass_hash);
+        // The code apart from the file's metadata, so a JIT's cubin and ptxas's compare.
+        if let Ok(code) = code_hash(&module.cubin) {
+            kernel.insert(notes::CODE_HASH.into(), code);
+        }
         kernel.insert("kernel.cubin_bytes".into(), module.cubin.len().to_string());
         let jit_ms = format!("{:.1}", module.jit_wall_ms);
         kernel.insert("kernel.jit_wall_ms".into(), jit_ms);
