@@ -142,7 +142,7 @@ pub fn method_note(d: &Diff) -> String {
     )
 }
 
-fn key_map(set: &ResultSet) -> BTreeMap<String, &TestRecord> {
+fn key_map(set: &ResultSet) -> Records<'_> {
     let mut names: BTreeMap<&str, usize> = BTreeMap::new();
     for t in &set.tests {
         *names.entry(&t.name).or_default() += 1;
@@ -167,27 +167,22 @@ fn judgement(t: &TestRecord) -> String {
 /// Compares A with B.
 pub fn diff(a: &ResultSet, b: &ResultSet) -> Diff {
     let (ma, mb) = (key_map(a), key_map(b));
+    let only = |x: &Records<'_>, y: &Records<'_>| -> Vec<String> {
+        x.keys().filter(|k| !y.contains_key(*k)).cloned().collect()
+    };
     let mut d = Diff {
         runs: (a.run.run_id.clone(), b.run.run_id.clone()),
         setup: differences(&a.run, &b.run)
             .into_iter()
             .chain(placement(&a.tests, &b.tests))
             .collect(),
-        new_violations: Vec::new(),
+        new_violations: new_violations(&ma, &mb),
         resolved_violations: Vec::new(),
         verdict_changes: Vec::new(),
         rates: Vec::new(),
         threshold: ALPHA,
-        only_a: ma
-            .keys()
-            .filter(|k| !mb.contains_key(*k))
-            .cloned()
-            .collect(),
-        only_b: mb
-            .keys()
-            .filter(|k| !ma.contains_key(*k))
-            .cloned()
-            .collect(),
+        only_a: only(&ma, &mb),
+        only_b: only(&mb, &ma),
         changed: Vec::new(),
         not_run: Vec::new(),
     };
@@ -199,44 +194,68 @@ pub fn diff(a: &ResultSet, b: &ResultSet) -> Diff {
         });
         d.not_run.extend(refused);
     }
-    let violation = |t: &TestRecord| t.verdict.status == Status::Violation;
-    for (k, tb) in &mb {
-        let ta = ma.get(k).filter(|ta| ta.hash == tb.hash);
-        if violation(tb) && !ta.is_some_and(|ta| violation(ta)) {
-            d.new_violations.push(k.clone());
+    for (k, ta) in &ma {
+        if let Some(tb) = mb.get(k) {
+            d.compare(k, ta, tb);
         }
     }
-    for (k, ta) in &ma {
-        let Some(tb) = mb.get(k) else { continue };
+    d.judge_rates();
+    d
+}
+
+/// A set's records by key.
+type Records<'a> = BTreeMap<String, &'a TestRecord>;
+
+fn violation(t: &TestRecord) -> bool {
+    t.verdict.status == Status::Violation
+}
+
+/// The tests with a violation in B that A, running the same test, did not have.
+fn new_violations(ma: &Records<'_>, mb: &Records<'_>) -> Vec<String> {
+    mb.iter()
+        .filter(|(k, tb)| {
+            let ta = ma.get(*k).filter(|ta| ta.hash == tb.hash);
+            violation(tb) && !ta.is_some_and(|ta| violation(ta))
+        })
+        .map(|(k, _)| k.clone())
+        .collect()
+}
+
+impl Diff {
+    /// Sets the records of test `k` in A and B side by side: a changed test, a resolved
+    /// violation, a changed verdict, the two weak rates.
+    fn compare(&mut self, k: &str, ta: &TestRecord, tb: &TestRecord) {
         if ta.hash != tb.hash {
-            d.changed.push(k.clone());
-            continue;
+            self.changed.push(k.to_string());
+            return;
         }
         if violation(ta) && !violation(tb) {
-            d.resolved_violations.push(k.clone());
+            self.resolved_violations.push(k.to_string());
         }
         if judgement(ta) != judgement(tb) {
-            d.verdict_changes.push(VerdictChange {
-                name: k.clone(),
+            self.verdict_changes.push(VerdictChange {
+                name: k.to_string(),
                 a: judgement(ta),
                 b: judgement(tb),
             });
         }
-        if let Some(r) = rate_change(k, ta, tb) {
-            d.rates.push(r);
+        self.rates.extend(rate_change(k, ta, tb));
+    }
+
+    /// Marks the significant rate changes (Bonferroni over those tested) and sorts them
+    /// first, smallest p-value first.
+    fn judge_rates(&mut self) {
+        self.threshold = ALPHA / self.tested().max(1) as f64;
+        for r in &mut self.rates {
+            r.significant = r.p().is_some_and(|p| p < self.threshold);
         }
+        let order = |r: &RateChange| (!r.significant, r.p().is_none(), r.p().unwrap_or(1.0));
+        self.rates.sort_by(|x, y| {
+            order(x)
+                .partial_cmp(&order(y))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
     }
-    d.threshold = ALPHA / d.tested().max(1) as f64;
-    for r in &mut d.rates {
-        r.significant = r.p().is_some_and(|p| p < d.threshold);
-    }
-    let order = |r: &RateChange| (!r.significant, r.p().is_none(), r.p().unwrap_or(1.0));
-    d.rates.sort_by(|x, y| {
-        order(x)
-            .partial_cmp(&order(y))
-            .unwrap_or(std::cmp::Ordering::Equal)
-    });
-    d
 }
 
 /// The weak rates of one test in A and B; `None` when either side has no instances.
