@@ -2,7 +2,7 @@
 # The campaign's preflight step (about 2 minutes on an H100): what the GPU machine is, one MP
 # run under each stress preset, the self-check of the texture and surface objects
 # (campaign/proxy-check), compute-sanitizer memcheck on three kernels (MP, IRIW, a cluster
-# test), and the SASS of every kernel, from this machine's ptxas and cuobjdump, checked by the
+# test), and the SASS of every kernel, from this machine's ptxas and nvdisasm, checked by the
 # optcheck (`ptx-litmus sass`), which must pass as it does on the build machine. Run by `campaign run` with STEP_DIR, PTX_LITMUS and CAMPAIGN_BACKEND set; every
 # file it writes lands in STEP_DIR, and preflight.txt says what passed. Exit 0 only if every
 # check that applies passed.
@@ -75,13 +75,13 @@ else
     say "skipped memcheck: needs the cuda backend and compute-sanitizer"
 fi
 
-if have ptxas && have cuobjdump; then
+if have ptxas && have nvdisasm; then
     dirs=(litmus)
     [ -d campaign/corpus ] && dirs+=(campaign/corpus)
     check sass-optcheck 240 env PTX_LITMUS_PTXAS="$(command -v ptxas)" \
-        PTX_LITMUS_CUOBJDUMP="$(command -v cuobjdump)" "$bin" sass "${dirs[@]}"
+        PTX_LITMUS_NVDISASM="$(command -v nvdisasm)" "$bin" sass "${dirs[@]}"
     tail -n 2 "$out/sass-optcheck.txt" | tee -a "$report"
 else
-    say "skipped the SASS check: needs ptxas and cuobjdump on PATH"
+    say "skipped the SASS check: needs ptxas and nvdisasm on PATH"
 fi
 exit "$failed"

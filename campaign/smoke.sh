@@ -45,7 +45,7 @@ smoke() {
     if have ldconfig; then
         ldconfig -p 2>/dev/null | grep -m3 'libcuda\.so' || echo "ldconfig knows no libcuda.so"
     fi
-    for tool in ptxas nvcc cuobjdump compute-sanitizer; do
+    for tool in ptxas nvcc nvdisasm cuobjdump compute-sanitizer; do
         if have "$tool"; then
             echo "$tool: $(limited 30 "$tool" --version 2>&1 | grep -m1 -iE 'release|version [0-9]')"
         else

@@ -219,6 +219,16 @@ fn a_run_under_each_preset_makes_every_driver_call_of_the_launch_path_within_the
         for entry in ["litmus_test", "litmus_collect"] {
             assert!(ran.launch(entry).contains("pointers=5"), "{}", ran.log);
         }
+        // The simulated JIT's "cubin" is no ELF image: the record says the code went
+        // unchecked, and why, rather than nothing.
+        let check = &ran.records[0]["notes"]["kernel.sass_check"];
+        assert!(
+            check
+                .as_str()
+                .unwrap()
+                .starts_with("not checked: not a readable ELF64"),
+            "{check}"
+        );
     }
 }
 
@@ -332,6 +342,8 @@ fn an_offline_cubin_is_loaded_as_prebuilt_and_counts_as_the_ptx_it_was_made_of()
     assert_eq!(notes["kernel.sass_hash"], hash.as_str());
     let code = ptx_litmus::sass::cubin::code_hash(&cubin).unwrap();
     assert_eq!(notes["kernel.code_hash"], code.as_str());
+    // The optcheck of the code that ran, made beside the launches.
+    assert_eq!(notes["kernel.sass_check"], "pass");
     assert_eq!(
         notes["kernel.cubin_bytes"],
         cubin.len().to_string().as_str()

@@ -128,6 +128,10 @@ fn the_kernels_of_a_gpu_run_are_listed_and_a_cpu_run_has_none() {
         (notes::STRESS_OPS, "691506516868"),
         (notes::STRESS_OPS_MIN, "691506511872"),
         (notes::GRAPH_FALLBACK, "capture <refused>"),
+        (
+            notes::SASS_CHECK,
+            "FAIL: role P1: LDG.E.STRONG.SM where ld.acquire.gpu asks for GPU scope",
+        ),
     ];
     let mp = tests.iter_mut().find(|t| t.name == "MP").unwrap();
     for (k, v) in facts {
@@ -148,10 +152,19 @@ fn the_kernels_of_a_gpu_run_are_listed_and_a_cpu_run_has_none() {
     assert_eq!(cells[0], "| MP");
     assert_eq!(cells[2], "graph:64 (graphs failed: capture \\<refused\\>)");
     assert_eq!(&cells[3..6], ["101k", "4996", "—"]);
-    assert_eq!(cells[10], "692G (692G) |");
+    assert_eq!(cells[10], "692G (692G)");
+    assert_eq!(cells[11], "FAIL |");
+    // What the check found, under the table: these outcomes are another program's.
+    let said = section
+        .lines()
+        .find(|l| l.starts_with("- MP: "))
+        .expect("the failed test listed");
+    assert!(said.contains("role P1: LDG.E.STRONG.SM"), "{said}");
+    assert!(section.contains("**The SASS check failed"), "{section}");
     let html = fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("<td>graph:64 (graphs failed: capture &lt;refused&gt;)</td>"));
     assert!(html.contains("<td class=\"n\">4996</td>"));
+    assert!(html.contains("<li>MP: role P1: LDG.E.STRONG.SM"), "{html}");
     // Without kernel facts (a CPU run) there is no such section.
     let cpu = scratch("report-no-kernels");
     sample(&cpu);

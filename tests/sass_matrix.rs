@@ -527,3 +527,30 @@ fn the_code_hash_tells_other_code_from_other_metadata() {
         "{v:?} differ in MP's SASS"
     );
 }
+
+#[test]
+fn a_run_checks_the_code_it_loads_and_a_narrowed_role_fails() {
+    let name = "a_run_checks_the_code_it_loads_and_a_narrowed_role_fails";
+    let Some(v) = pinned_present(name) else {
+        return;
+    };
+    use ptx_litmus::harness::cuda::compiler::{offline_cubin, Compiler};
+    use ptx_litmus::harness::cuda::sass_check::{verdict, FAIL, NOT_CHECKED, PASS};
+    let compiler: Compiler = format!("ptxas:{}", v[1]).parse().unwrap();
+    let ptxas = compiler.resolve().unwrap().expect("a ptxas, not the JIT");
+    let k = mp();
+    let (cubin, _) = offline_cubin(&ptxas, &k.ptx, "sm_90").unwrap();
+    assert_eq!(verdict(&k, &cubin), PASS);
+    // A compiler that narrowed the reader's acquire to the CTA: the code that would run
+    // against the kernel the test asked for.
+    let narrowed = planted(&k, |r, _| r.replacen("ld.acquire.gpu", "ld.acquire.cta", 1));
+    let (bad, _) = offline_cubin(&ptxas, &narrowed.ptx, "sm_90").unwrap();
+    let failed = verdict(&k, &bad);
+    assert!(failed.starts_with(FAIL), "{failed}");
+    assert!(failed.contains("P1"), "names the role: {failed}");
+    let junk = verdict(&k, b"PTXL-SIM-CUBIN");
+    assert!(
+        junk.starts_with(NOT_CHECKED) && junk.contains("ELF64"),
+        "{junk}"
+    );
+}

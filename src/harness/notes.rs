@@ -40,6 +40,10 @@ pub const INSTANCES_PER_LAUNCH: &str = "kernel.instances_per_launch";
 /// their metadata differ (CUDA).
 pub const CODE_HASH: &str = "kernel.code_hash";
 
+/// The optcheck of the machine code the test kernel ran: `pass`, `FAIL: ` and what a role
+/// lost, or `not checked: ` and why (CUDA; see `harness::cuda::sass_check`).
+pub const SASS_CHECK: &str = "kernel.sass_check";
+
 /// Registers per thread of the test kernel, as the driver reports them (CUDA).
 pub const REGISTERS: &str = "kernel.registers";
 

@@ -200,7 +200,20 @@ fn kernels_section(h: &mut String, ordered: &[&TestRecord]) {
         }
         let _ = writeln!(h, "</tr>");
     }
-    let _ = writeln!(h, "</table>\n</section>");
+    let _ = writeln!(h, "</table>");
+    let failed = kernels::sass_failures(ordered);
+    if !failed.is_empty() {
+        let _ = writeln!(
+            h,
+            "<p class=\"violation\">{}:</p>\n<ul>",
+            esc(kernels::SASS_FAILED)
+        );
+        for (name, problems) in failed {
+            let _ = writeln!(h, "<li>{}: {}</li>", esc(name), esc(problems));
+        }
+        let _ = writeln!(h, "</ul>");
+    }
+    let _ = writeln!(h, "</section>");
 }
 
 /// Each test's histogram as inline SVG, under a key of the outcome classes.

@@ -3,11 +3,12 @@
 //! records have none, and the section is left out.
 
 use super::format;
+use crate::harness::cuda::sass_check::{FAIL, PASS};
 use crate::harness::notes;
 use crate::results::TestRecord;
 
 /// The columns, in order.
-pub const HEADERS: [&str; 11] = [
+pub const HEADERS: [&str; 12] = [
     "test",
     "test launch",
     "mode",
@@ -19,20 +20,21 @@ pub const HEADERS: [&str; 11] = [
     "GPU ms",
     "host µs / launch",
     "stress ops (needed)",
+    "SASS check",
 ];
 
 /// Whether each column holds a number (right-aligned).
-pub const NUMERIC: [bool; 11] = [
-    false, false, false, true, true, true, false, true, true, true, true,
+pub const NUMERIC: [bool; 12] = [
+    false, false, false, true, true, true, false, true, true, true, true, false,
 ];
 
 /// One row per test whose record says how its kernel was launched, in the order given.
-pub fn rows(ordered: &[&TestRecord]) -> Vec<[String; 11]> {
+pub fn rows(ordered: &[&TestRecord]) -> Vec<[String; 12]> {
     ordered.iter().filter_map(|t| row(t)).collect()
 }
 
 /// The row of `t`, or `None` when no kernel of it was launched.
-fn row(t: &TestRecord) -> Option<[String; 11]> {
+fn row(t: &TestRecord) -> Option<[String; 12]> {
     let launches: u64 = t.notes.get(notes::LAUNCHES)?.parse().ok()?;
     let fact = |k: &str| t.notes.get(k).cloned().unwrap_or_else(|| "—".into());
     let count = |k: &str| match t.notes.get(k).and_then(|v| v.parse::<u64>().ok()) {
@@ -59,5 +61,33 @@ fn row(t: &TestRecord) -> Option<[String; 11]> {
             count(notes::STRESS_OPS),
             count(notes::STRESS_OPS_MIN)
         ),
+        sass_word(t).into(),
     ])
 }
+
+/// The SASS check of the code a test ran, in a word: `pass`, `FAIL`, `not checked`, or `—`
+/// when its run made none.
+fn sass_word(t: &TestRecord) -> &'static str {
+    match t.notes.get(notes::SASS_CHECK) {
+        Some(v) if v == PASS => "pass",
+        Some(v) if v.starts_with(FAIL) => "FAIL",
+        Some(_) => "not checked",
+        None => "—",
+    }
+}
+
+/// The tests whose code failed the SASS check, with what the check found.
+pub fn sass_failures<'a>(ordered: &[&'a TestRecord]) -> Vec<(&'a str, &'a str)> {
+    ordered
+        .iter()
+        .filter_map(|t| {
+            let problems = t.notes.get(notes::SASS_CHECK)?.strip_prefix(FAIL)?;
+            Some((t.name.as_str(), problems))
+        })
+        .collect()
+}
+
+/// What a failed SASS check means, before the list of tests.
+pub const SASS_FAILED: &str = "The SASS check failed for the code these tests ran: the compiler \
+     dropped, reordered or weakened an access, fence or barrier of a role, so their outcomes are \
+     those of another program than the test's";

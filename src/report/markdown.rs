@@ -161,6 +161,13 @@ fn kernels_section(m: &mut String, ordered: &[&TestRecord]) {
         let cells: Vec<String> = r.iter().map(|c| cell(c)).collect();
         let _ = writeln!(m, "| {} |", cells.join(" | "));
     }
+    let failed = kernels::sass_failures(ordered);
+    if !failed.is_empty() {
+        let _ = writeln!(m, "\n**{}:**\n", kernels::SASS_FAILED);
+        for (name, problems) in failed {
+            let _ = writeln!(m, "- {}: {}", cell(name), cell(problems));
+        }
+    }
 }
 
 /// The longest run of backticks in `s`, so a fence longer than it encloses `s` verbatim.

@@ -135,15 +135,17 @@ pub fn find(tool: Tool) -> Result<PathBuf, ToolError> {
             }
         }
     }
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            let p = dir.join(tool.name());
-            if p.is_file() {
-                return Ok(p);
-            }
-        }
-    }
-    Err(ToolError::Missing(tool))
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    // Where a CUDA toolkit puts its tools when PATH does not name them (a GPU machine's
+    // nvdisasm, for the check of the code a run's JIT made).
+    dirs.extend(std::env::var_os("CUDA_HOME").map(|h| PathBuf::from(h).join("bin")));
+    dirs.push(PathBuf::from("/usr/local/cuda/bin"));
+    dirs.into_iter()
+        .map(|d| d.join(tool.name()))
+        .find(|p| p.is_file())
+        .ok_or(ToolError::Missing(tool))
 }
 
 /// The first line of `tool --version` that names a release, for provenance.

@@ -71,6 +71,7 @@ pub mod occupancy;
 mod options;
 mod provenance;
 mod runner;
+pub mod sass_check;
 mod schedule;
 mod seeds;
 mod stats;
@@ -246,10 +247,7 @@ fn sized_kernel(test: &Test, params: &RunParams) -> Result<Sized, RunError> {
 fn program<'a>(test: &'a Test, kernel: &'a Kernel) -> Program<'a> {
     Program {
         name: &test.name,
-        ptx: &kernel.ptx,
-        ptx_version: kernel.ptx_version,
-        layout: &kernel.layout,
-        stress: &kernel.stress,
+        kernel,
     }
 }
 
@@ -272,7 +270,8 @@ pub fn run_program(
     let gpu = driver::gpu(opts.device).map_err(RunError::Failed)?;
     // A kernel newer than the driver's JIT cannot run on this machine: the test is skipped with
     // the reason, as any other construct the backend cannot run.
-    support::check_ptx_isa(prog.ptx_version, gpu.info.driver_api).map_err(RunError::Unsupported)?;
+    support::check_ptx_isa(prog.kernel.ptx_version, gpu.info.driver_api)
+        .map_err(RunError::Unsupported)?;
     let m = runner::execute(gpu, prog, params, opts, control, compiled).map_err(|e| match e {
         // A failure that came with a sticky error: the context is broken.
         RunError::Failed(why) if !driver::usable() => RunError::DeviceError(why),

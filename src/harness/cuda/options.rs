@@ -29,6 +29,10 @@ pub struct CudaOptions {
     /// How launches are submitted (`graph=K`, the default [`DEFAULT_GRAPH`]: a CUDA graph of
     /// K launches per driver call; `graph=off`: two direct launches per launch).
     pub launch_mode: LaunchMode,
+    /// Whether the machine code each test runs is disassembled and checked by the optcheck
+    /// beside its launches (`sass_check=on`, the default; `off`), see
+    /// [`super::sass_check`].
+    pub sass_check: bool,
 }
 
 /// Seconds a test's waits may take at least (JIT, set-up and a batch of launches).
@@ -44,13 +48,21 @@ impl Default for CudaOptions {
             compiler: Compiler::Jit,
             fill: true,
             launch_mode: LaunchMode::Graph(DEFAULT_GRAPH),
+            sass_check: true,
         }
     }
 }
 
 /// Keys this backend understands.
-pub const KEYS: [&str; 7] = [
-    "device", "batch", "sass_dir", "wait_s", "compiler", "grid", "graph",
+pub const KEYS: [&str; 8] = [
+    "device",
+    "batch",
+    "sass_dir",
+    "wait_s",
+    "compiler",
+    "grid",
+    "graph",
+    "sass_check",
 ];
 
 /// Most launches one graph may hold (`graph=K`): one window of the submitter, so that with two
@@ -98,6 +110,13 @@ impl CudaOptions {
                     }
                 }
                 "graph" => o.launch_mode = launch_mode(v)?,
+                "sass_check" => {
+                    o.sass_check = match v.as_str() {
+                        "on" => true,
+                        "off" => false,
+                        _ => return Err(format!("cuda option sass_check={v}: expected on or off")),
+                    }
+                }
                 "compiler" => o.compiler = v.parse().map_err(|e| format!("cuda option {e}"))?,
                 "sass_dir" if !v.is_empty() => o.sass_dir = Some(PathBuf::from(v)),
                 "sass_dir" => return Err("cuda option sass_dir: expected a directory".into()),
@@ -145,6 +164,7 @@ impl CudaOptions {
             LaunchMode::Graph(k) => k.to_string(),
         };
         put(self.launch_mode != d.launch_mode, "graph", graph);
+        put(!self.sass_check, "sass_check", "off".into());
         m
     }
 }
@@ -183,6 +203,7 @@ mod tests {
                 ("compiler", "ptxas:12.4"),
                 ("grid", "preset"),
                 ("graph", graph),
+                ("sass_check", "off"),
             ]);
             let o = CudaOptions::parse(&given).unwrap();
             assert_eq!(o.record(), given, "a replay must run as the run did");

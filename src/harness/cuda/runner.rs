@@ -13,6 +13,7 @@ use super::launch::{Args, Drain, Launcher, Timer};
 use super::module::{function_attribute, Module};
 use super::objects::Objects;
 use super::options::CudaOptions;
+use super::sass_check::Pending;
 use super::schedule::Schedule;
 use super::seeds::LaunchSeeds;
 use super::stats::LaunchStats;
@@ -20,7 +21,7 @@ use super::submit;
 use super::submitter::{Stream, Submitter};
 use super::support;
 use super::tally;
-use crate::codegen::{BufferKind, DeviceCounts, Layout, Stress};
+use crate::codegen::{BufferKind, DeviceCounts, Kernel};
 use crate::harness::notes;
 use crate::harness::parts::Parts;
 use crate::harness::watchdog;
@@ -36,14 +37,8 @@ use std::time::{Duration, Instant};
 pub struct Program<'a> {
     /// The test's name.
     pub name: &'a str,
-    /// The PTX module text.
-    pub ptx: &'a str,
-    /// The PTX ISA version the module declares.
-    pub ptx_version: (u32, u32),
-    /// The layout it was generated for.
-    pub layout: &'a Layout,
-    /// The incantations compiled into it.
-    pub stress: &'a Stress,
+    /// Its generated kernel: PTX, layout, incantations and roles.
+    pub kernel: &'a Kernel,
 }
 
 /// A compiled, loaded module with the facts of its compilation (`kernel.compiler`, ...).
@@ -80,8 +75,10 @@ pub fn execute(
     let deadline = Instant::now() + watchdog::grace(params.budget.duration(), floor);
     let what = format!("{}'s launches", prog.name);
     gpu.bind()?;
-    let layout = prog.layout;
+    let layout = &prog.kernel.layout;
     let (loaded, mut kernel) = Loaded::new(gpu, prog, opts, compiled)?;
+    // Made beside the launches, on the machine code that runs.
+    let check = Pending::start(opts.sass_check, prog.kernel, &loaded.module.cubin);
     let buffers = Buffers::new(layout, gpu.info.ordinal, gpu.stream)?;
     // Dropped after `_drain` has waited for the launches, before `buffers`.
     let objects = Objects::new(layout, buffers.ptr(BufferKind::Memory), gpu.info.ordinal)?;
@@ -123,6 +120,9 @@ pub fn execute(
     let counts = tally::finish(layout, &done.words, done.stats.launches, done.expected)
         .map_err(|e| format!("{}: {e}", prog.name))?;
     record_launches(&mut kernel, &done, &counts, &sub);
+    if let Some(verdict) = check.finish() {
+        kernel.insert(notes::SASS_CHECK.into(), verdict);
+    }
     Ok(Measured {
         counts,
         parts: done.parts.into_histograms(),
@@ -135,7 +135,7 @@ pub fn execute(
 /// A test's module, loaded, with its two kernels and how each is launched.
 struct Loaded {
     /// Kept loaded while its functions run: the runner drops it last, after its `Drain`.
-    _module: Module,
+    module: Module,
     test_fn: CUfunction,
     collect_fn: CUfunction,
     test_plan: LaunchPlan,
@@ -151,10 +151,15 @@ impl Loaded {
         opts: &CudaOptions,
         compiled: Option<Compiled>,
     ) -> Result<(Loaded, BTreeMap<String, String>), RunError> {
-        let layout = prog.layout;
+        let layout = &prog.kernel.layout;
         let (module, compiled) = match compiled {
             Some(c) => c,
-            None => compiler::load(prog.ptx, prog.name, gpu.info.compute, &opts.compiler)?,
+            None => compiler::load(
+                &prog.kernel.ptx,
+                prog.name,
+                gpu.info.compute,
+                &opts.compiler,
+            )?,
         };
         let mut kernel: BTreeMap<String, String> = compiled.into_iter().collect();
         if let Some(dir) = &opts.sass_dir {
@@ -167,7 +172,7 @@ impl Loaded {
         let test_plan = LaunchPlan::new(&layout.test_launch, limits, width(test_fn)? as u32)?;
         let collect_plan =
             LaunchPlan::new(&layout.collect_launch, limits, width(collect_fn)? as u32)?;
-        let (major, minor) = prog.ptx_version;
+        let (major, minor) = prog.kernel.ptx_version;
         kernel.insert("kernel.ptx_isa".into(), format!("{major}.{minor}"));
         let sass_hash = format!("{:016x}", fnv1a64(&module.cubin));
         kernel.insert("kernel.sass_hash".into(), sass_hash);
@@ -189,7 +194,7 @@ impl Loaded {
         let instances = layout.instances.to_string();
         kernel.insert(notes::INSTANCES_PER_LAUNCH.into(), instances);
         let loaded = Loaded {
-            _module: module,
+            module,
             test_fn,
             collect_fn,
             test_plan,
@@ -233,7 +238,7 @@ impl Batches<'_> {
         kernel: &mut BTreeMap<String, String>,
         control: Control<'_>,
     ) -> Result<Done, RunError> {
-        let (layout, stream) = (self.prog.layout, self.gpu.stream);
+        let (layout, stream) = (&self.prog.kernel.layout, self.gpu.stream);
         let schedule = Schedule::new(self.params.budget, layout.instances, self.opts.batch);
         let mut done = Done {
             stats: LaunchStats::default(),
@@ -258,7 +263,8 @@ impl Batches<'_> {
             batch_seeds.clear();
             batch_seeds.extend(seeds.by_ref().take(n as usize));
             self.batch(n, sub, &mut done.stats, kernel)?;
-            let (any, at_least) = tally::expected_stress(layout, self.prog.stress, &batch_seeds);
+            let (any, at_least) =
+                tally::expected_stress(layout, &self.prog.kernel.stress, &batch_seeds);
             done.expected = (done.expected.0 || any, done.expected.1 + at_least);
             let words = self
                 .buffers
@@ -363,10 +369,19 @@ pub fn probe(
 ) -> Result<(Fit, Compiled), RunError> {
     let _owner = gpu.lock.lock().unwrap_or_else(|p| p.into_inner());
     gpu.bind()?;
-    let compiled = compiler::load(prog.ptx, prog.name, gpu.info.compute, &opts.compiler)?;
-    let func = compiled.0.function(&prog.layout.test_launch.entry)?;
+    let compiled = compiler::load(
+        &prog.kernel.ptx,
+        prog.name,
+        gpu.info.compute,
+        &opts.compiler,
+    )?;
+    let func = compiled.0.function(&prog.kernel.layout.test_launch.entry)?;
     let width = function_attribute(func, FnAttr::CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH)?;
-    let plan = LaunchPlan::new(&prog.layout.test_launch, &gpu.info.limits, width as u32)?;
+    let plan = LaunchPlan::new(
+        &prog.kernel.layout.test_launch,
+        &gpu.info.limits,
+        width as u32,
+    )?;
     let fit = fit::fit(func, &plan, &gpu.info.limits, gpu.stream)?;
     Ok((fit, compiled))
 }
@@ -412,7 +427,7 @@ fn save_artifacts(
     let stem = format!(
         "{}-{:08x}",
         file_stem(prog.name),
-        fnv1a64(prog.ptx.as_bytes()) as u32
+        fnv1a64(prog.kernel.ptx.as_bytes()) as u32
     );
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let write = |ext: &str, bytes: &[u8]| {
@@ -420,6 +435,6 @@ fn save_artifacts(
         std::fs::write(&p, bytes).map_err(|e| format!("{}: {e}", p.display()))
     };
     write("cubin", &module.cubin)?;
-    write("ptx", prog.ptx.as_bytes())?;
+    write("ptx", prog.kernel.ptx.as_bytes())?;
     write("jit.log", module.info_log.as_bytes())
 }
