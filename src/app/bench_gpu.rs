@@ -34,7 +34,10 @@ pub fn run(args: &BenchGpuArgs) -> Result<Exit, AppError> {
     if args.dry_run {
         return dry_run(args);
     }
-    let options = backend_options(Backend::Cuda, &args.options)?;
+    // Rates and host cost are what a bench weighs: no row waits for a disassembler.
+    let mut given = vec!["sass_check=off".to_string()];
+    given.extend(args.options.iter().cloned());
+    let options = backend_options(Backend::Cuda, &given)?;
     let device = match &options.backend {
         BackendOptions::Cuda(o) => o.device,
         BackendOptions::Cpu(_) => 0,

@@ -51,10 +51,19 @@ pub fn options_of(
     fixed: &BTreeMap<String, String>,
 ) -> Result<Options, String> {
     let mut map = fixed.clone();
-    if backend == Backend::Cpu {
-        for (k, v) in space.settings(point) {
-            map.insert(k.to_string(), v.to_string());
+    match backend {
+        Backend::Cpu => {
+            for (k, v) in space.settings(point) {
+                map.insert(k.to_string(), v.to_string());
+            }
         }
+        // The search weighs rates; the code of the preset it finds is checked by the runs
+        // that use it, so no configuration waits for a disassembler.
+        Backend::Cuda => {
+            map.entry("sass_check".into())
+                .or_insert_with(|| "off".into());
+        }
+        _ => {}
     }
     Options::parse(backend, &map)
 }

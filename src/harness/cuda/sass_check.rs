@@ -8,6 +8,7 @@ use super::support::log_summary;
 use crate::codegen::Kernel;
 use crate::sass::cubin::sections;
 use crate::sass::{check_sass, tools};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Duration;
 
@@ -20,32 +21,53 @@ pub const FAIL: &str = "FAIL: ";
 /// The prefix of the verdict of a check that could not be made.
 pub const NOT_CHECKED: &str = "not checked: ";
 
-/// The longest a disassembly may take before the test's record is written without it.
-const PATIENCE: Duration = Duration::from_secs(60);
+/// The longest a test waits for its check after its launches (the check began when its
+/// module was loaded, so it has had the test's run as well).
+const PATIENCE: Duration = Duration::from_secs(10);
 
-/// A check under way, or none (`sass_check=off`).
-pub struct Pending(Option<Receiver<String>>);
+/// Set once a check outlasted [`PATIENCE`]: the rest of the process makes none, so that a
+/// disassembler that hangs costs one test's wait, not every test's.
+static TOO_SLOW: AtomicBool = AtomicBool::new(false);
+
+/// A check under way, one not made, or none (`sass_check=off`).
+pub enum Pending {
+    /// `sass_check=off`.
+    Off,
+    /// Not made, and why.
+    Skipped(String),
+    /// Under way on its own thread.
+    Running(Receiver<String>),
+}
 
 impl Pending {
     /// Starts checking `cubin` against `kernel`'s roles when `on`.
     pub fn start(on: bool, kernel: &Kernel, cubin: &[u8]) -> Pending {
         if !on {
-            return Pending(None);
+            return Pending::Off;
+        }
+        if TOO_SLOW.load(Ordering::Relaxed) {
+            let why = format!("an earlier check in this process took over {PATIENCE:?}");
+            return Pending::Skipped(format!("{NOT_CHECKED}{why}"));
         }
         let (kernel, cubin) = (kernel.clone(), cubin.to_vec());
         let (tx, rx) = mpsc::channel();
         std::thread::spawn(move || {
             let _ = tx.send(verdict(&kernel, &cubin));
         });
-        Pending(Some(rx))
+        Pending::Running(rx)
     }
 
     /// The verdict, once the check ends (at most [`PATIENCE`] from now); `None` when off.
     pub fn finish(self) -> Option<String> {
-        let rx = self.0?;
+        let rx = match self {
+            Pending::Off => return None,
+            Pending::Skipped(why) => return Some(why),
+            Pending::Running(rx) => rx,
+        };
         Some(match rx.recv_timeout(PATIENCE) {
             Ok(v) => v,
             Err(RecvTimeoutError::Timeout) => {
+                TOO_SLOW.store(true, Ordering::Relaxed);
                 format!("{NOT_CHECKED}the disassembler took over {PATIENCE:?}")
             }
             Err(RecvTimeoutError::Disconnected) => format!("{NOT_CHECKED}the check failed"),
@@ -67,5 +89,37 @@ pub fn verdict(kernel: &Kernel, cubin: &[u8]) -> String {
         PASS.to_string()
     } else {
         format!("{FAIL}{}", log_summary(&check.errors().join("\n"), 6))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codegen::{build, Stress};
+
+    fn mp() -> Kernel {
+        let source = "PTX MP { x=0; y=0; }
+             P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;
+             st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;
+             st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;
+             exists (P1:r0 == 1 /\\ P1:r1 == 0)";
+        let test = crate::litmus::parse(source, std::path::Path::new("mp.litmus")).unwrap();
+        build(&test, &Stress::basic()).unwrap()
+    }
+
+    #[test]
+    fn a_check_is_off_made_or_skipped_and_says_which() {
+        let k = mp();
+        assert_eq!(Pending::start(false, &k, b"").finish(), None);
+        // What is no cubin is said without running a disassembler.
+        let junk = Pending::start(true, &k, b"PTXL-SIM-CUBIN")
+            .finish()
+            .unwrap();
+        assert!(
+            junk.starts_with(NOT_CHECKED) && junk.contains("ELF64"),
+            "{junk}"
+        );
+        let skipped = Pending::Skipped(format!("{NOT_CHECKED}why")).finish();
+        assert_eq!(skipped.as_deref(), Some("not checked: why"));
     }
 }
