@@ -161,6 +161,10 @@ fn the_kernels_of_a_gpu_run_are_listed_and_a_cpu_run_has_none() {
         .expect("the failed test listed");
     assert!(said.contains("role P1: LDG.E.STRONG.SM"), "{said}");
     assert!(section.contains("**The SASS check failed"), "{section}");
+    assert!(
+        md.contains("; SASS check of the code run: 1 FAIL**"),
+        "the summary counts it: {md}"
+    );
     let html = fs::read_to_string(dir.join("report.html")).unwrap();
     assert!(html.contains("<td>graph:64 (graphs failed: capture &lt;refused&gt;)</td>"));
     assert!(html.contains("<td class=\"n\">4996</td>"));

@@ -76,6 +76,26 @@ fn sass_word(t: &TestRecord) -> &'static str {
     }
 }
 
+/// How the SASS checks of a run's tests went (`SASS check of the code run: 40 pass, 1 FAIL`),
+/// when any test recorded one.
+pub fn sass_tally(tests: &[TestRecord]) -> Option<String> {
+    let words: Vec<&str> = tests
+        .iter()
+        .filter(|t| t.notes.contains_key(notes::SASS_CHECK))
+        .map(sass_word)
+        .collect();
+    if words.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = ["pass", "FAIL", "not checked"]
+        .into_iter()
+        .map(|w| (w, words.iter().filter(|x| **x == w).count()))
+        .filter(|(_, n)| *n > 0)
+        .map(|(w, n)| format!("{n} {w}"))
+        .collect();
+    Some(format!("SASS check of the code run: {}", parts.join(", ")))
+}
+
 /// The tests whose code failed the SASS check, with what the check found.
 pub fn sass_failures<'a>(ordered: &[&'a TestRecord]) -> Vec<(&'a str, &'a str)> {
     ordered

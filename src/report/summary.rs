@@ -277,5 +277,8 @@ pub fn totals_line(run: &RunRecord, tests: &[TestRecord]) -> String {
     if !run.skipped_tests.is_empty() {
         let _ = write!(line, "; {} not run", run.skipped_tests.len());
     }
+    if let Some(sass) = super::kernels::sass_tally(tests) {
+        let _ = write!(line, "; {sass}");
+    }
     line
 }
