@@ -353,6 +353,15 @@ fn the_table_groups_the_sets_that_ran_the_same_code() {
                 let file = format!("{h}-{}", dir.display());
                 t.notes.insert("kernel.sass_hash".into(), file);
             }
+            // C's SB code failed the SASS check (its twin in A passed it).
+            if t.name == "SB" {
+                let check = if *dir == dirs[2] {
+                    "FAIL: role P0: lost"
+                } else {
+                    "pass"
+                };
+                t.notes.insert("kernel.sass_check".into(), check.into());
+            }
         }
         write_result_set(dir, &run("r", "550.54.15", None), &tests, false).unwrap();
     }
@@ -362,18 +371,18 @@ fn the_table_groups_the_sets_that_ran_the_same_code() {
         let line = c.lines.iter().find(|l| l.name == name).unwrap();
         line.codes.clone()
     };
-    assert_eq!(codes("SB").as_deref(), Some("A=C B"));
+    assert_eq!(codes("SB").as_deref(), Some("A=C! B"));
     assert_eq!((codes("MP"), codes("CoRR")), (None, None));
     let o = bin().arg("diff").args(&dirs).output().unwrap();
     let out = text(&o.stdout);
     let header = out.lines().find(|l| l.contains("test")).unwrap();
     assert!(header.trim_end().ends_with("same code"), "{header}");
     let sb = out.lines().find(|l| l.contains(" SB ")).unwrap();
-    assert!(sb.ends_with("A=C B"), "{sb}");
+    assert!(sb.ends_with("A=C! B"), "{sb}");
     let (_, v) = diff_json(&dirs);
     let lines = v["comparison"]["lines"].as_array().unwrap();
     assert_eq!(
         lines.iter().find(|l| l["name"] == "SB").unwrap()["codes"],
-        "A=C B"
+        "A=C! B"
     );
 }

@@ -314,7 +314,11 @@ fn a_change_is_told_whether_both_sets_ran_the_same_code() {
         sb_weak: 9_000,
         ..Knobs::default()
     };
-    let in_b = hashes(&[("SB", "5b5b"), ("CoRR", "c0c1")], more_sb);
+    let mut in_b = hashes(&[("SB", "5b5b"), ("CoRR", "c0c1")], more_sb);
+    // B's CoRR ran code that failed the SASS check.
+    let corr = in_b.iter_mut().find(|t| t.name == "CoRR").unwrap();
+    let failed = "FAIL: role P1: LDG.E.STRONG.SM where ld.relaxed.gpu asks for GPU scope";
+    corr.notes.insert("kernel.sass_check".into(), failed.into());
     write_result_set(&a, &run("run-a", "550.54.15", None), &in_a, false).unwrap();
     write_result_set(&b, &run("run-b", "550.54.15", None), &in_b, false).unwrap();
     let d = diff::diff(&read_result_set(&a).unwrap(), &read_result_set(&b).unwrap());
@@ -327,6 +331,14 @@ fn a_change_is_told_whether_both_sets_ran_the_same_code() {
     let (_, out, _) = cli(&[Path::new("diff"), &a, &b]);
     assert!(
         out.contains("(1 of 2 tests ran the same machine code in A and B (kernel.code_hash)"),
+        "{out}"
+    );
+    assert_eq!(
+        d.sass_failed,
+        ["CoRR in B: role P1: LDG.E.STRONG.SM where ld.relaxed.gpu asks for GPU scope"]
+    );
+    assert!(
+        out.contains("Code that failed the SASS check (its outcomes are another program's): 1\n  CoRR in B: role P1:"),
         "{out}"
     );
     let sb = out.lines().find(|l| l.starts_with("  SB: ")).unwrap();

@@ -10,6 +10,7 @@ use super::diff::{code_of, ALPHA};
 use super::dispersion::{quasi_binomial, rate_interval};
 use super::format;
 use super::html::esc;
+use super::kernels;
 use crate::harness::notes::CODE_HASH;
 use crate::results::{ObservedData, ResultSet, TestRecord, Unit};
 use crate::text::pad;
@@ -178,9 +179,12 @@ fn code_groups(sets: &[ResultSet], name: &str) -> Option<String> {
             continue;
         };
         named += 1;
+        // `!`: this set's code failed the SASS check.
+        let failed = record.is_some_and(kernels::sass_failed);
+        let mark = format!("{}{}", letter(i), if failed { "!" } else { "" });
         match groups.iter_mut().find(|(h, _)| *h == hash) {
-            Some((_, letters)) => letters.push(letter(i)),
-            None => groups.push((hash, vec![letter(i)])),
+            Some((_, letters)) => letters.push(mark),
+            None => groups.push((hash, vec![mark])),
         }
     }
     let joined: Vec<String> = groups.iter().map(|(_, l)| l.join("=")).collect();
@@ -322,7 +326,8 @@ fn note(c: &Comparison) -> String {
             format!(
                 " same code: the sets that ran the same machine code ({CODE_HASH}: the cubin's \
                  code, relocations and constant banks, not its metadata) joined by `=`, so a \
-                 change between sets of one group is not the compiler's."
+                 change between sets of one group is not the compiler's; `!` after a set: its \
+                 code failed the SASS check, so its outcomes are another program's."
             )
         } else {
             String::new()

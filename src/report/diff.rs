@@ -6,6 +6,7 @@ use super::differences::{differences, placement, Difference};
 use super::dispersion::{quasi_binomial, Dispersed};
 use super::format;
 use super::html::esc;
+use super::kernels;
 use crate::harness::notes::CODE_HASH;
 use crate::results::{ResultSet, TestRecord, Unit};
 use crate::verdict::Status;
@@ -82,6 +83,8 @@ pub struct Diff {
     pub changed: Vec<String>,
     /// Of the tests only in one set, those the other refused before running them, and why.
     pub not_run: Vec<NotRun>,
+    /// Tests whose code failed the SASS check, in either set: `MP in B: role P1: ...`.
+    pub sass_failed: Vec<String>,
 }
 
 /// A test one set ran and the other refused.
@@ -185,6 +188,7 @@ pub fn diff(a: &ResultSet, b: &ResultSet) -> Diff {
         only_b: only(&mb, &ma),
         changed: Vec::new(),
         not_run: Vec::new(),
+        sass_failed: sass_failed(&[("A", a), ("B", b)]),
     };
     for (names, other, set) in [(&d.only_a, b, "B"), (&d.only_b, a, "A")] {
         let refused = names.iter().filter_map(|name| {
@@ -201,6 +205,19 @@ pub fn diff(a: &ResultSet, b: &ResultSet) -> Diff {
     }
     d.judge_rates();
     d
+}
+
+/// The tests of each lettered set whose code failed the SASS check, with what it found.
+pub fn sass_failed(sets: &[(&str, &ResultSet)]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (letter, set) in sets {
+        let records: Vec<&TestRecord> = set.tests.iter().collect();
+        for (name, problems) in kernels::sass_failures(&records) {
+            let problems = format::one_line(problems, format::REASON_CHARS);
+            out.push(format!("{name} in {letter}: {problems}"));
+        }
+    }
+    out
 }
 
 /// A set's records by key.
@@ -428,6 +445,9 @@ pub fn text(d: &Diff) -> String {
         let _ = writeln!(s, "  {}: {} -> {}", c.name, c.a, c.b);
     }
     rates_text(&mut s, d);
+    if !d.sass_failed.is_empty() {
+        list(&mut s, kernels::SASS_FAILED_TITLE, &d.sass_failed);
+    }
     let only = |names: &[String]| -> Vec<String> { names.iter().map(|n| d.only_line(n)).collect() };
     list(&mut s, "Only in A", &only(&d.only_a));
     list(&mut s, "Only in B", &only(&d.only_b));
@@ -474,6 +494,16 @@ pub fn html(d: &Diff) -> String {
     verdicts_html(&mut h, d);
     rates_html(&mut h, d);
     let _ = writeln!(h, "<p>{}</p>\n</section>", esc(&method_note(d)));
+    if !d.sass_failed.is_empty() {
+        let failed = &d.sass_failed;
+        list(
+            &mut h,
+            "sass-failed",
+            kernels::SASS_FAILED_TITLE,
+            failed,
+            "violation",
+        );
+    }
     let only = |names: &[String]| -> Vec<String> { names.iter().map(|n| d.only_line(n)).collect() };
     list(&mut h, "only-a", "Only in A", &only(&d.only_a), "");
     list(&mut h, "only-b", "Only in B", &only(&d.only_b), "");

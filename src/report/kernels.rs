@@ -107,6 +107,17 @@ pub fn sass_failures<'a>(ordered: &[&'a TestRecord]) -> Vec<(&'a str, &'a str)> 
         .collect()
 }
 
+/// The title of a list of tests whose code failed the SASS check.
+pub const SASS_FAILED_TITLE: &str =
+    "Code that failed the SASS check (its outcomes are another program's)";
+
+/// Whether the code `t` ran failed the SASS check.
+pub fn sass_failed(t: &TestRecord) -> bool {
+    t.notes
+        .get(notes::SASS_CHECK)
+        .is_some_and(|v| v.starts_with(FAIL))
+}
+
 /// What a failed SASS check means, before the list of tests.
 pub const SASS_FAILED: &str = "The SASS check failed for the code these tests ran: the compiler \
      dropped, reordered or weakened an access, fence or barrier of a role, so their outcomes are \
