@@ -13,7 +13,8 @@ use crate::campaign::manifest::{split_run, Kind, Step};
 use crate::campaign::progress::{self, Standing, StepRecord};
 use crate::campaign::window::{self, budget_seconds, Item, RESERVE_S};
 use crate::cli::CampaignRunArgs;
-use crate::results;
+use crate::report::kernels;
+use crate::results::{self, TestRecord};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -350,6 +351,7 @@ fn run_tests(
     }
     let complete = !stopped && !t.all.is_empty() && t.all.is_subset(&t.done);
     merge_parts(&t.parts, run, dir, complete)?;
+    t.notes.extend(sass_note(&t.parts));
     if !stopped {
         let (exe, backend, scratch) = (&ctx.exe, &ctx.backend, &ctx.work.join("replays"));
         let replay = Replay {
@@ -369,6 +371,26 @@ fn run_tests(
         exits: t.exits,
         notes: t.notes,
     })
+}
+
+/// How the SASS checks of the code the step's tests ran went, naming those that failed;
+/// `None` when no test recorded one (a CPU step).
+fn sass_note(parts: &[PathBuf]) -> Option<String> {
+    let tests: Vec<TestRecord> = parts
+        .iter()
+        .filter_map(|p| results::read_result_set(p).ok())
+        .flat_map(|set| set.tests)
+        .collect();
+    let mut note = kernels::sass_tally(&tests)?;
+    let failed: Vec<&str> = tests
+        .iter()
+        .filter(|t| kernels::sass_failed(t))
+        .map(|t| t.name.as_str())
+        .collect();
+    if !failed.is_empty() {
+        note.push_str(&format!(" (FAIL: {})", failed.join(", ")));
+    }
+    Some(note)
 }
 
 /// A `run` step's processes so far: the tests left, the result sets they wrote (a resumed
