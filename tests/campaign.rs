@@ -1024,3 +1024,44 @@ fn a_failed_step_says_why_in_the_summary_and_takes_no_file_that_comes_back() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The preflight on the cuda backend, with a `compute-sanitizer` that prints `says` and exits
+/// `code` (no GPU here: the MP runs fail; only the memcheck lines are read).
+fn preflight_with_sanitizer(name: &str, says: &str, code: i32) -> String {
+    let dir = scratch(name);
+    let tools = dir.join("bin");
+    std::fs::create_dir_all(&tools).unwrap();
+    let fake = tools.join("compute-sanitizer");
+    std::fs::write(&fake, format!("#!/bin/sh\necho '{says}'\nexit {code}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let o = std::process::Command::new("bash")
+        .arg("campaign/preflight.sh")
+        .current_dir(root())
+        .env("STEP_DIR", &dir)
+        .env("PTX_LITMUS", env!("CARGO_BIN_EXE_ptx-litmus"))
+        .env("CAMPAIGN_BACKEND", "cuda")
+        .env("PATH", format!("{}:/usr/bin:/bin", tools.display()))
+        .output()
+        .unwrap();
+    assert_ne!(o.status.code(), Some(0), "no GPU: the MP runs fail");
+    std::fs::read_to_string(dir.join("preflight.txt")).unwrap()
+}
+
+#[test]
+fn a_device_the_sanitizer_refuses_skips_memcheck_and_an_error_it_finds_fails_it() {
+    let refused = preflight_with_sanitizer(
+        "sanitizer-refuses",
+        "========= Error: Device not supported",
+        255,
+    );
+    let line = "skipped memcheck-MP-rel.gpu-acq.gpu: compute-sanitizer refused the device: \
+                ========= Error: Device not supported";
+    assert!(refused.contains(line), "{refused}");
+    assert!(!refused.contains("FAILED  memcheck"), "{refused}");
+    let found = preflight_with_sanitizer("sanitizer-finds", "Invalid __global__ write", 9);
+    assert!(
+        found.contains("FAILED  memcheck-MP-rel.gpu-acq.gpu (exit 9)"),
+        "{found}"
+    );
+}
