@@ -80,16 +80,13 @@ impl Memory {
         shape: &Shape,
         in_array: &[String],
     ) -> Result<Memory, CodegenError> {
-        let instances = shape.instances();
-        let aliased = stress.aliased_memory;
-        let stride = u64::from(stress.mem_stride);
         let mut m = Memory {
             locations: Vec::new(),
             global_words: 0,
             shared_words: 0,
             array_words: 0,
         };
-        let mut global_index = 0u64;
+        let mut global_index = 0u32;
         for l in &test.locations {
             let LocationKind::Memory { init, space } = l.kind else {
                 continue;
@@ -97,34 +94,16 @@ impl Memory {
             let array = in_array.contains(&l.name);
             let (base, stride, multiplier) = match space {
                 Space::Global => {
-                    let want = if global_index == 0 {
-                        stress.permute_first
-                    } else {
-                        stress.permute_second.wrapping_pow(global_index as u32)
-                    };
-                    let multiplier = coprime_at_least(u64::from(want), instances);
-                    let words = if array {
-                        &mut m.array_words
-                    } else {
-                        &mut m.global_words
-                    };
-                    let base = *words;
-                    let seg = if aliased { 1 } else { instances } * stride;
-                    *words += seg.div_ceil(32) * 32;
                     global_index += 1;
-                    (base, stride, multiplier)
+                    m.global_slot(stress, shape.instances(), array, global_index - 1)
                 }
-                Space::Shared { owner } => {
-                    if owner >= test.threads.len() {
-                        return Err(CodegenError::Invalid(format!(
-                            "location {} is shared memory of P{owner}, which does not exist",
-                            l.name
-                        )));
-                    }
-                    let base = m.shared_words;
-                    m.shared_words += if aliased { 1 } else { shape.slots_per_cta() };
-                    (base, 1, 1)
+                Space::Shared { owner } if owner >= test.threads.len() => {
+                    return Err(CodegenError::Invalid(format!(
+                        "location {} is shared memory of P{owner}, which does not exist",
+                        l.name
+                    )));
                 }
+                Space::Shared { .. } => m.shared_slot(stress, shape),
             };
             m.locations.push(LocationLayout {
                 name: l.name.clone(),
@@ -144,6 +123,47 @@ impl Memory {
             });
         }
         Ok(m)
+    }
+
+    /// Base word, stride and permutation multiplier of the `index`-th global location: a
+    /// segment of every instance's word, `stride` apart, 32-word aligned, in the memory
+    /// buffer or (`array`) the surface array; instances permuted by a multiplier co-prime
+    /// with their number (`permute_first`, then powers of `permute_second`).
+    fn global_slot(
+        &mut self,
+        stress: &Stress,
+        instances: u64,
+        array: bool,
+        index: u32,
+    ) -> (u64, u64, u64) {
+        let stride = u64::from(stress.mem_stride);
+        let want = if index == 0 {
+            stress.permute_first
+        } else {
+            stress.permute_second.wrapping_pow(index)
+        };
+        let multiplier = coprime_at_least(u64::from(want), instances);
+        let words = if array {
+            &mut self.array_words
+        } else {
+            &mut self.global_words
+        };
+        let base = *words;
+        let seg = if stress.aliased_memory { 1 } else { instances } * stride;
+        *words += seg.div_ceil(32) * 32;
+        (base, stride, multiplier)
+    }
+
+    /// Base word, stride and multiplier of a shared location: a word per instance slot of
+    /// the CTA (one for all with `aliased_memory`).
+    fn shared_slot(&mut self, stress: &Stress, shape: &Shape) -> (u64, u64, u64) {
+        let base = self.shared_words;
+        self.shared_words += if stress.aliased_memory {
+            1
+        } else {
+            shape.slots_per_cta()
+        };
+        (base, 1, 1)
     }
 
     /// The memory views generic aliases of global locations need: the number of views, the
