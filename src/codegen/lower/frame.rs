@@ -45,6 +45,39 @@ pub(super) fn open(
     args: &[LocArg],
 ) -> Func {
     let soft = !layout.shape.soft_barriers.is_empty();
+    let mut f = Func::new(signature(role, regs, args, soft));
+    f.decl(format!(
+        "// P{role} of {}",
+        test.name.replace(['\n', '\r'], " ")
+    ));
+    if regs > 0 {
+        f.decl(format!(".reg .b32 %t<{regs}>;"));
+    }
+    f.decl(".reg .b32 %bar, %bid, %nsync, %budget, %status, %v, %a32;");
+    f.decl(".reg .b64 %a64, %o64;");
+    f.decl(".reg .pred %pt, %pc;");
+    for (k, a) in args.iter().enumerate() {
+        let (ty, reg) = arg_reg(k, a);
+        f.decl(format!(".reg .{ty} {reg};"));
+    }
+    f.line("ld.param.b32 %bar, [litmus_bar];");
+    f.section();
+    load_optional(&mut f, soft, args);
+    for (k, a) in args.iter().enumerate() {
+        let (ty, reg) = arg_reg(k, a);
+        f.line(format!("ld.param.{ty} {reg}, [litmus_loc{k}];"));
+    }
+    for k in 0..regs {
+        f.line(format!("mov.u32 %t{k}, 0;"));
+    }
+    f.line("mov.u32 %nsync, 0;");
+    f.line(format!("mov.u32 %budget, {};", layout.loop_bound));
+    f
+}
+
+/// The function's head: its returned words, the barrier parameter, the optional ones
+/// (software barrier state, texture and surface objects) and one per location argument.
+fn signature(role: usize, regs: usize, args: &[LocArg], soft: bool) -> String {
     let mut head = format!(
         ".func (.param .align 4 .b8 litmus_ret[{}]) {}(.param .b32 litmus_bar",
         4 * (1 + regs),
@@ -63,23 +96,11 @@ pub(super) fn open(
         let _ = write!(head, ", .param .{} litmus_loc{k}", arg_reg(k, a).0);
     }
     head.push_str(")\n");
-    let mut f = Func::new(head);
-    f.decl(format!(
-        "// P{role} of {}",
-        test.name.replace(['\n', '\r'], " ")
-    ));
-    if regs > 0 {
-        f.decl(format!(".reg .b32 %t<{regs}>;"));
-    }
-    f.decl(".reg .b32 %bar, %bid, %nsync, %budget, %status, %v, %a32;");
-    f.decl(".reg .b64 %a64, %o64;");
-    f.decl(".reg .pred %pt, %pc;");
-    for (k, a) in args.iter().enumerate() {
-        let (ty, reg) = arg_reg(k, a);
-        f.decl(format!(".reg .{ty} {reg};"));
-    }
-    f.line("ld.param.b32 %bar, [litmus_bar];");
-    f.section();
+    head
+}
+
+/// Declares and loads the optional parameters [`signature`] gave the function.
+fn load_optional(f: &mut Func, soft: bool, args: &[LocArg]) {
     if soft {
         f.decl(".reg .b64 %sync;");
         f.decl(".reg .b32 %key;");
@@ -97,16 +118,6 @@ pub(super) fn open(
         f.decl(format!(".reg .b32 {x}, {y};"));
         f.line(format!("ld.param.b64 {surf}, [litmus_surf];"));
     }
-    for (k, a) in args.iter().enumerate() {
-        let (ty, reg) = arg_reg(k, a);
-        f.line(format!("ld.param.{ty} {reg}, [litmus_loc{k}];"));
-    }
-    for k in 0..regs {
-        f.line(format!("mov.u32 %t{k}, 0;"));
-    }
-    f.line("mov.u32 %nsync, 0;");
-    f.line(format!("mov.u32 %budget, {};", layout.loop_bound));
-    f
 }
 
 /// Ends the function after the body: status 1 (done) or, on the timed-out path, 2 after the
