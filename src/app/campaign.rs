@@ -59,19 +59,7 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
                 let resume = tries.last().and_then(|d| resumed(step, d, c));
                 let share = campaign_resume::share_left(&resume);
                 let need = window::need(step, pace.map(|p| p.factor), share);
-                let tried = match (tries.last(), &resume) {
-                    (Some(d), Some(Ok(r))) => format!(
-                        "  (incomplete: {}; {} of {} tests recorded, ~{need:.0} s left)",
-                        d.display(),
-                        r.recorded(),
-                        r.all.len()
-                    ),
-                    (Some(d), Some(Err(why))) => {
-                        format!("  (incomplete: {}; not resumable: {why})", d.display())
-                    }
-                    (Some(d), None) => format!("  (incomplete: {})", d.display()),
-                    (None, _) => String::new(),
-                };
+                let tried = tried(tries.last(), &resume, need);
                 println!("  todo  {name}  ~{} s{tried}", step.seconds);
                 next.push((step, need));
             }
@@ -102,6 +90,28 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
         args.budget
     );
     Ok(Exit::Success)
+}
+
+/// What the last try of a step left, for its `todo` line: where it is, and how much of the
+/// step a resumed try still owes (`need` seconds).
+fn tried(
+    last: Option<&std::path::PathBuf>,
+    resume: &Option<Result<Resume, String>>,
+    need: f64,
+) -> String {
+    match (last, resume) {
+        (Some(d), Some(Ok(r))) => format!(
+            "  (incomplete: {}; {} of {} tests recorded, ~{need:.0} s left)",
+            d.display(),
+            r.recorded(),
+            r.all.len()
+        ),
+        (Some(d), Some(Err(why))) => {
+            format!("  (incomplete: {}; not resumable: {why})", d.display())
+        }
+        (Some(d), None) => format!("  (incomplete: {})", d.display()),
+        (None, _) => String::new(),
+    }
 }
 
 /// Prints which steps each coming window of `budget` seconds runs, if each goes as
