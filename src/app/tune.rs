@@ -24,11 +24,7 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
         Backend::Cuda => Space::gpu(),
         _ => Space::cpu(),
     };
-    let out = match &args.out {
-        Some(d) => d.clone(),
-        None => PathBuf::from(super::campaign::machine_folder(backend)?).join("tuned"),
-    };
-    std::fs::create_dir_all(&out).map_err(|e| format!("{}: cannot create: {e}", out.display()))?;
+    let out = out_dir(args, backend)?;
     let provenance = harness::provenance(backend);
     let start = Instant::now();
     let mut records = Vec::new();
@@ -43,10 +39,7 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
             space: &space,
             stress: &args.stress,
             options: &options,
-            chunk: match backend {
-                Backend::Cuda => Budget::Seconds(args.chunk_time),
-                _ => Budget::Instances(args.chunk_instances),
-            },
+            chunk: chunk(args, backend),
             deadline: explore_deadline(deadline, args.finalists),
             final_deadline: deadline,
         };
@@ -83,6 +76,24 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
         return Ok(Exit::Error);
     }
     Ok(Exit::Success)
+}
+
+/// Where the tuned files go (`--out`, else `results/<machine>/tuned`), created.
+fn out_dir(args: &TuneArgs, backend: Backend) -> Result<PathBuf, AppError> {
+    let out = match &args.out {
+        Some(d) => d.clone(),
+        None => PathBuf::from(super::campaign::machine_folder(backend)?).join("tuned"),
+    };
+    std::fs::create_dir_all(&out).map_err(|e| format!("{}: cannot create: {e}", out.display()))?;
+    Ok(out)
+}
+
+/// What one measurement of a configuration runs: seconds on the GPU, instances on the CPU.
+fn chunk(args: &TuneArgs, backend: Backend) -> Budget {
+    match backend {
+        Backend::Cuda => Budget::Seconds(args.chunk_time),
+        _ => Budget::Instances(args.chunk_instances),
+    }
 }
 
 /// The share of a family's time kept for the final race.
