@@ -634,3 +634,85 @@ fn the_machine_is_named_from_what_the_driver_reports_and_never_as_real_hardware(
         assert_eq!(ran.stdout.trim(), machine);
     }
 }
+
+/// Runs MP (`basic`, the preset's grid) on the simulated GPU into `out`, run id `id`, with
+/// `extra` arguments and `env`; the result set's folder.
+fn mp_set(lib: &Path, out: &Path, id: &str, extra: &[&str], env: &[(&str, &str)]) -> PathBuf {
+    let args = format!(
+        "run {MP} --backend cuda --stress basic --time 0.2 -o grid=preset --quiet --seed 1 \
+         --run-id {id} --out"
+    );
+    let mut cmd = bin();
+    cmd.current_dir(root())
+        .args(args.split_whitespace())
+        .arg(out)
+        .args(extra)
+        .env("LD_LIBRARY_PATH", lib);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let o = cmd.output().unwrap();
+    assert!(
+        matches!(o.status.code(), Some(0 | 1)),
+        "{}",
+        text(&o.stderr)
+    );
+    out.join("simulated-h100-80gb-hbm3-cuda-13.0").join(id)
+}
+
+#[test]
+fn the_jit_s_cubin_and_ptxas_s_run_the_same_code_in_other_files_and_diff_says_so() {
+    let name = "the_jit_s_cubin_and_ptxas_s_run_the_same_code_in_other_files_and_diff_says_so";
+    let Some(v) = common::sass::pinned_present(name) else {
+        return;
+    };
+    let Some(lib) = driver() else {
+        println!("{name}: not checked: no C compiler (`cc`) to build the simulated driver");
+        return;
+    };
+    // The simulated JIT is the newer pinned ptxas; B runs that ptxas's prebuilt cubin, C the
+    // older one's.
+    let newer = store::resolve(&store::root(), &[v[1].parse().unwrap()]).unwrap();
+    let jit_ptxas = newer[0].ptxas();
+    let out = fresh(&format!("{name}-sets"));
+    let jit_env = [("PTXL_SIM_JIT_PTXAS", jit_ptxas.to_str().unwrap())];
+    let a = mp_set(lib, &out, "jit", &["--compiler", "jit"], &jit_env);
+    let sets: Vec<PathBuf> = [("new", &v[1]), ("old", &v[0])]
+        .iter()
+        .map(|(id, version)| {
+            let store_dir = carried_store(&format!("{name}-{id}"), version, MP);
+            let compiler = format!("ptxas:{version}");
+            let env = [(store::ENV, store_dir.to_str().unwrap())];
+            mp_set(lib, &out, id, &["--compiler", &compiler], &env)
+        })
+        .collect();
+    let note = |set: &Path, key: &str| {
+        let tests = std::fs::read_dir(set.join("tests")).unwrap();
+        let record = std::fs::read_to_string(tests.flatten().next().unwrap().path()).unwrap();
+        let record: serde_json::Value = serde_json::from_str(&record).unwrap();
+        record["notes"][key].as_str().unwrap_or("").to_string()
+    };
+    assert_eq!(note(&a, "kernel.compiler"), "driver JIT");
+    assert_eq!(
+        note(&a, "kernel.sass_check"),
+        "pass",
+        "the JIT's code is checked"
+    );
+    assert_ne!(
+        note(&a, "kernel.sass_hash"),
+        note(&sets[0], "kernel.sass_hash")
+    );
+    assert_eq!(
+        note(&a, "kernel.code_hash"),
+        note(&sets[0], "kernel.code_hash")
+    );
+    let diff = |dirs: &[&Path]| text(&bin().arg("diff").args(dirs).output().unwrap().stdout);
+    let two = diff(&[&a, &sets[0]]);
+    assert!(
+        two.contains("(1 of 1 tests ran the same machine code in A and B (kernel.code_hash)"),
+        "{two}"
+    );
+    let three = diff(&[&a, &sets[0], &sets[1]]);
+    let row = three.lines().find(|l| l.contains("MP+rlx")).unwrap();
+    assert!(row.trim_end().ends_with("A=B C"), "{three}");
+}

@@ -35,6 +35,9 @@
  *   PTXL_SIM_GPU=h200        an H200 (default an H100 SXM)
  *   PTXL_SIM_STORE=DIR       the toolchain store whose cubins/ and ptx/ name an offline
  *                            cubin's PTX (default $PTX_LITMUS_TOOLCHAINS, else ./.tools)
+ *   PTXL_SIM_JIT_PTXAS=PATH  the JIT assembles with this ptxas (for sm_90, with line
+ *                            information) and hands back its ELF cubin, which loads counted as the PTX it was made of; by
+ *                            default the JIT hands back the PTX itself
  *   PTXL_SIM_KERNEL_US=N     microseconds each kernel keeps its stream busy
  *   PTXL_SIM_REGS=N[,M...]   registers per thread of the kernels of the first module loaded,
  *                            of the second, ...; the last for the rest (default 32)
@@ -861,12 +864,59 @@ CUresult cuLinkAddData_v2(void *state, int type, void *data, size_t bytes, const
     return OK;
 }
 
+/* What the simulated JIT assembled with PTXL_SIM_JIT_PTXAS: each ELF cubin it handed back
+ * and the PTX it was made of, so that loading the cubin counts as that PTX. */
+typedef struct Jitted {
+    char *cubin, *ptx;
+    size_t bytes;
+    struct Jitted *next;
+} Jitted;
+static Jitted *jitted;
+
+static char *read_file(const char *path, size_t *bytes);
+
+/* `ptx` assembled for sm_90 by the ptxas at `ptxas`: a malloc'd ELF image, or NULL. */
+static char *assemble(const char *ptxas, const char *ptx, size_t *bytes) {
+    char dir[] = "/tmp/ptxl-sim-jit.XXXXXX", src[64], bin[64], cmd[4096];
+    if (!mkdtemp(dir)) return NULL;
+    snprintf(src, sizeof src, "%s/k.ptx", dir);
+    snprintf(bin, sizeof bin, "%s/k.cubin", dir);
+    FILE *f = fopen(src, "w");
+    char *out = NULL;
+    if (f && fputs(ptx, f) >= 0 && fclose(f) == 0) {
+        /* With line information: like a driver's JIT, another file than ptxas's own for the
+         * same code. */
+        snprintf(cmd, sizeof cmd, "'%s' -arch=sm_90 --generate-line-info '%s' -o '%s' 2>/dev/null",
+                 ptxas, src, bin);
+        if (system(cmd) == 0) out = read_file(bin, bytes);
+    }
+    unlink(src), unlink(bin), rmdir(dir);
+    return out;
+}
+
+/* The PTX the simulated JIT made the cubin `img` of `bytes` from, or NULL. */
+static char *jitted_source(const unsigned char *img, size_t bytes) {
+    for (Jitted *j = jitted; j; j = j->next)
+        if (j->bytes == bytes && !memcmp(j->cubin, img, bytes)) return strdup(j->ptx);
+    return NULL;
+}
+
 CUresult cuLinkComplete(void *state, void **cubin, size_t *bytes) {
     Link *l = state;
     if (!l->ptx) return violation(INVALID_VALUE, "cuLinkComplete of nothing added");
-    l->cubin_bytes = sizeof CUBIN_TAG - 1 + strlen(l->ptx) + 1;
-    l->cubin = malloc(l->cubin_bytes);
-    snprintf(l->cubin, l->cubin_bytes, "%s%s", CUBIN_TAG, l->ptx);
+    const char *ptxas = getenv("PTXL_SIM_JIT_PTXAS");
+    if (ptxas) {
+        l->cubin = assemble(ptxas, l->ptx, &l->cubin_bytes);
+        if (!l->cubin) return violation(INVALID_IMAGE, "%s did not assemble the PTX", ptxas);
+        Jitted *j = calloc(1, sizeof(Jitted));
+        j->cubin = malloc(l->cubin_bytes);
+        memcpy(j->cubin, l->cubin, l->cubin_bytes);
+        j->ptx = strdup(l->ptx), j->bytes = l->cubin_bytes, j->next = jitted, jitted = j;
+    } else {
+        l->cubin_bytes = sizeof CUBIN_TAG - 1 + strlen(l->ptx) + 1;
+        l->cubin = malloc(l->cubin_bytes);
+        snprintf(l->cubin, l->cubin_bytes, "%s%s", CUBIN_TAG, l->ptx);
+    }
     jit_outputs(l->options, l->option_kinds, l->option_values, "info    : simulated JIT\n");
     *cubin = l->cubin;
     *bytes = l->cubin_bytes;
@@ -961,13 +1011,15 @@ CUresult cuModuleLoadDataEx(void **module, const void *image, unsigned n, int *k
         m->bytes = strlen(m->text);
     } else if (memcmp(img, "\x7f" "ELF", 4) == 0 && img[4] == 2) {
         m->bytes = elf_bytes(img);
-        m->text = source_of_cubin(img, m->bytes);
+        m->text = jitted_source(img, m->bytes);
+        int jit = m->text != NULL;
+        if (!jit) m->text = source_of_cubin(img, m->bytes);
         m->elf = !m->text;
         if (m->elf) {
             m->text = malloc(m->bytes);
             memcpy(m->text, img, m->bytes);
         }
-        note_module("offline cubin of %zu bytes, %s", m->bytes,
+        note_module("%s cubin of %zu bytes, %s", jit ? "JIT" : "offline", m->bytes,
              m->elf ? "its PTX not in the store: counts nothing" : "counted as its PTX");
     } else {
         free(m);
