@@ -1,10 +1,14 @@
 //! What a GPU result records about where it came from: the device, the driver, the build. The
-//! values are read by `detect` (driver calls) and `/proc/driver/nvidia/version`; turning them
+//! values are read by `detect` (driver calls) and `/proc/driver/nvidia/version` (or `nvidia-smi`
+//! where a sandbox hides it); turning them
 //! into the provenance map is pure and tested without a GPU.
 
 use super::config::DeviceLimits;
 use super::support::driver_version_string;
 use std::collections::BTreeMap;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// Facts about one device, read once.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -104,22 +108,59 @@ impl DeviceInfo {
 pub fn parse_nvrm(text: &str) -> Option<String> {
     let line = text.lines().find(|l| l.starts_with("NVRM version:"))?;
     line.split_whitespace()
-        .find(|w| {
-            let parts: Vec<&str> = w.split('.').collect();
-            parts.len() >= 2
-                && parts
-                    .iter()
-                    .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
-        })
+        .find(|w| is_release(w))
         .map(str::to_string)
 }
 
-/// The kernel driver's release, read from `/proc` where the OS offers it.
+/// The release in `nvidia-smi --query-gpu=driver_version --format=csv,noheader`'s output
+/// (`580.159.03`, a line per GPU).
+pub fn parse_smi(text: &str) -> Option<String> {
+    let first = text.lines().next()?.trim();
+    is_release(first).then(|| first.to_string())
+}
+
+/// Whether `w` is a release number: two or more dot-separated runs of digits.
+fn is_release(w: &str) -> bool {
+    let parts: Vec<&str> = w.split('.').collect();
+    parts.len() >= 2
+        && parts
+            .iter()
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+}
+
+/// The kernel driver's release, read from `/proc` where the OS offers it, else from
+/// `nvidia-smi` (sandboxed machines hide `/proc/driver`).
 pub fn driver_release() -> Option<String> {
     std::fs::read_to_string("/proc/driver/nvidia/version")
         .ok()
         .and_then(|t| parse_nvrm(&t))
+        .or_else(smi_release)
 }
+
+/// The release `nvidia-smi` reports, asked for at most [`SMI_PATIENCE`]; `None` without it.
+fn smi_release() -> Option<String> {
+    let mut child = Command::new("nvidia-smi")
+        .args(["--query-gpu=driver_version", "--format=csv,noheader"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let deadline = Instant::now() + SMI_PATIENCE;
+    while child.try_wait().ok()?.is_none() {
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut out = String::new();
+    child.stdout.take()?.read_to_string(&mut out).ok()?;
+    parse_smi(&out)
+}
+
+/// The longest `nvidia-smi` may take to say the driver's release.
+const SMI_PATIENCE: Duration = Duration::from_secs(5);
 
 #[cfg(test)]
 mod tests {
@@ -179,5 +220,17 @@ mod tests {
                     Build  (dvs-builder@U16-A24-29-2)  Thu Jan 30 2025\n";
         assert_eq!(parse_nvrm(open).as_deref(), Some("570.86.15"));
         assert_eq!(parse_nvrm("GCC version: 12.3.0\n"), None);
+    }
+
+    #[test]
+    fn driver_release_is_read_from_nvidia_smi_where_proc_hides_it() {
+        assert_eq!(parse_smi("580.159.03\n").as_deref(), Some("580.159.03"));
+        assert_eq!(
+            parse_smi("580.159.03\n580.159.03\n").as_deref(),
+            Some("580.159.03")
+        );
+        let failed = "NVIDIA-SMI has failed because it couldn't communicate with the driver.\n";
+        assert_eq!(parse_smi(failed), None);
+        assert_eq!(parse_smi(""), None);
     }
 }
