@@ -1,7 +1,7 @@
 //! What a GPU result records about where it came from: the device, the driver, the build. The
 //! values are read by `detect` (driver calls) and `/proc/driver/nvidia/version` (or `nvidia-smi`
-//! where a sandbox hides it); turning them
-//! into the provenance map is pure and tested without a GPU.
+//! where a sandbox hides it); turning them into the provenance map is pure and tested without
+//! a GPU.
 
 use super::config::DeviceLimits;
 use super::support::driver_version_string;
