@@ -4,12 +4,15 @@
 //! Search order: the environment variable (`PTX_LITMUS_PTXAS`, `PTX_LITMUS_NVDISASM`,
 //! `PTX_LITMUS_CUOBJDUMP`), then `.venv` of the current directory or any parent (where
 //! `scripts/setup-tools` installs them), then `.venv` of the source tree this binary was built
-//! from, then `PATH`.
+//! from, then `PATH`, then `$CUDA_HOME/bin` and `/usr/local/cuda/bin`. Every run has a time
+//! limit ([`PATIENCE`]): a tool that hangs on some input is stopped, and says so.
 
 use std::fmt;
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 /// One of the external tools.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -206,18 +209,69 @@ fn run(tool: Tool, args: &[&std::ffi::OsStr]) -> Result<String, ToolError> {
     run_at(tool, &find(tool)?, args)
 }
 
-/// Runs the copy of `tool` at `path`.
+/// The longest one run of a tool may take: far above any kernel's assembly (about a second for
+/// a batch of kernels), so only a tool that hangs meets it.
+pub const PATIENCE: Duration = Duration::from_secs(300);
+
+/// Runs the copy of `tool` at `path`, stopped after [`PATIENCE`].
 fn run_at(tool: Tool, path: &Path, args: &[&std::ffi::OsStr]) -> Result<String, ToolError> {
-    let out = Command::new(path)
+    run_within(tool, path, args, PATIENCE)
+}
+
+/// Runs the copy of `tool` at `path` with `args`, stopped once it has taken `limit`.
+fn run_within(
+    tool: Tool,
+    path: &Path,
+    args: &[&std::ffi::OsStr],
+    limit: Duration,
+) -> Result<String, ToolError> {
+    let cannot = |e: std::io::Error| ToolError::Io(format!("cannot run {}: {e}", path.display()));
+    let mut child = Command::new(path)
         .args(args)
-        .output()
-        .map_err(|e| ToolError::Io(format!("cannot run {}: {e}", path.display())))?;
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(cannot)?;
+    // Read beside the wait, so that a tool writing more than a pipe holds never blocks.
+    let (mut so, mut se) = (child.stdout.take(), child.stderr.take());
+    let stdout = std::thread::spawn(move || drain(so.as_mut()));
+    let stderr = std::thread::spawn(move || drain(se.as_mut()));
+    let deadline = Instant::now() + limit;
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(cannot)? {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(ToolError::Io(format!(
+                "{} ran over {limit:?} and was stopped",
+                tool.name()
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let out = std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    };
     if !out.status.success() {
         let mut log = String::from_utf8_lossy(&out.stderr).into_owned();
         log.push_str(&String::from_utf8_lossy(&out.stdout));
         return Err(ToolError::Failed { tool, log });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// All of a pipe's bytes (none when there is no pipe).
+fn drain(pipe: Option<&mut impl Read>) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    if let Some(p) = pipe {
+        let _ = p.read_to_end(&mut bytes);
+    }
+    bytes
 }
 
 /// Assembles `ptx` for `arch` (e.g. `sm_90`) and returns the cubin.
@@ -248,4 +302,36 @@ pub fn disassemble(cubin: &[u8]) -> Result<String, ToolError> {
     let bin = dir.0.join("kernel.cubin");
     std::fs::write(&bin, cubin).map_err(|e| ToolError::Io(format!("cannot write cubin: {e}")))?;
     run(Tool::Nvdisasm, &["-c".as_ref(), bin.as_os_str()])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_that_hangs_is_stopped_and_one_that_writes_much_is_read_whole() {
+        let sh = Path::new("/bin/sh");
+        let args = |s: &'static str| ["-c".as_ref(), s.as_ref()];
+        let t0 = Instant::now();
+        let hung = run_within(
+            Tool::Nvdisasm,
+            sh,
+            &args("sleep 30"),
+            Duration::from_millis(200),
+        );
+        assert!(t0.elapsed() < Duration::from_secs(10));
+        let Err(ToolError::Io(why)) = hung else {
+            panic!("{hung:?}")
+        };
+        assert_eq!(why, "nvdisasm ran over 200ms and was stopped");
+        // Over a pipe's 64 KiB on each stream: both are read while the tool runs.
+        let much = "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2";
+        let out = run_within(Tool::Ptxas, sh, &args(much), Duration::from_secs(60)).unwrap();
+        assert_eq!(out.len(), 300_000);
+        let failed = run_within(Tool::Ptxas, sh, &args("echo bad >&2; exit 3"), PATIENCE);
+        let Err(ToolError::Failed { log, .. }) = failed else {
+            panic!("{failed:?}")
+        };
+        assert_eq!(log.trim(), "bad");
+    }
 }
