@@ -213,18 +213,19 @@ fn run(tool: Tool, args: &[&std::ffi::OsStr]) -> Result<String, ToolError> {
 /// a batch of kernels), so only a tool that hangs meets it.
 pub const PATIENCE: Duration = Duration::from_secs(300);
 
-/// Runs the copy of `tool` at `path`, stopped after [`PATIENCE`].
+/// Runs the copy of `tool` at `path`, stopped after [`PATIENCE`]; its standard output.
 fn run_at(tool: Tool, path: &Path, args: &[&std::ffi::OsStr]) -> Result<String, ToolError> {
-    run_within(tool, path, args, PATIENCE)
+    run_within(tool, path, args, PATIENCE).map(|(out, _)| out)
 }
 
-/// Runs the copy of `tool` at `path` with `args`, stopped once it has taken `limit`.
+/// Runs the copy of `tool` at `path` with `args`, stopped once it has taken `limit`; its
+/// standard output and standard error.
 fn run_within(
     tool: Tool,
     path: &Path,
     args: &[&std::ffi::OsStr],
     limit: Duration,
-) -> Result<String, ToolError> {
+) -> Result<(String, String), ToolError> {
     let cannot = |e: std::io::Error| ToolError::Io(format!("cannot run {}: {e}", path.display()));
     let mut child = Command::new(path)
         .args(args)
@@ -262,7 +263,8 @@ fn run_within(
         log.push_str(&String::from_utf8_lossy(&out.stdout));
         return Err(ToolError::Failed { tool, log });
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    Ok((text(&out.stdout), text(&out.stderr)))
 }
 
 /// All of a pipe's bytes (none when there is no pipe).
@@ -296,6 +298,26 @@ pub fn assemble_with(ptxas: &Path, ptx: &str, arch: &str) -> Result<Vec<u8>, Too
     std::fs::read(&bin).map_err(|e| ToolError::Io(format!("cannot read cubin: {e}")))
 }
 
+/// What `ptxas -v` says while it assembles `ptx` for `arch` (its standard error, then its
+/// standard output): the registers and memory of each entry.
+pub fn assemble_verbose(ptx: &str, arch: &str) -> Result<String, ToolError> {
+    let dir = Scratch::new()?;
+    let src = dir.0.join("kernel.ptx");
+    let bin = dir.0.join("kernel.cubin");
+    std::fs::write(&src, ptx).map_err(|e| ToolError::Io(format!("cannot write PTX: {e}")))?;
+    let arch = format!("-arch={arch}");
+    let args = [
+        "-v".as_ref(),
+        arch.as_ref(),
+        src.as_os_str(),
+        "-o".as_ref(),
+        bin.as_os_str(),
+    ];
+    let (out, err) = run_within(Tool::Ptxas, &find(Tool::Ptxas)?, &args, PATIENCE)
+        .map_err(|e| dir.relative(e))?;
+    Ok(format!("{err}{out}"))
+}
+
 /// The SASS of a cubin, with every function labelled (`nvdisasm -c`).
 pub fn disassemble(cubin: &[u8]) -> Result<String, ToolError> {
     let dir = Scratch::new()?;
@@ -326,8 +348,8 @@ mod tests {
         assert_eq!(why, "nvdisasm ran over 200ms and was stopped");
         // Over a pipe's 64 KiB on each stream: both are read while the tool runs.
         let much = "head -c 300000 /dev/zero; head -c 300000 /dev/zero >&2";
-        let out = run_within(Tool::Ptxas, sh, &args(much), Duration::from_secs(60)).unwrap();
-        assert_eq!(out.len(), 300_000);
+        let (out, err) = run_within(Tool::Ptxas, sh, &args(much), Duration::from_secs(60)).unwrap();
+        assert_eq!((out.len(), err.len()), (300_000, 300_000));
         let failed = run_within(Tool::Ptxas, sh, &args("echo bad >&2; exit 3"), PATIENCE);
         let Err(ToolError::Failed { log, .. }) = failed else {
             panic!("{failed:?}")

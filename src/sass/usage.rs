@@ -1,9 +1,7 @@
 //! What ptxas says an entry function uses (`ptxas -v`: registers per thread and static shared
 //! memory per CTA), so a launch can be planned without a GPU the way the driver would size it.
 
-use super::tools::{find, Tool, ToolError};
-use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
+use super::tools::{assemble_verbose, Tool, ToolError};
 
 /// Registers and static shared memory of one entry function.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,38 +35,7 @@ pub fn parse(log: &str, entry: &str) -> Option<EntryUsage> {
 
 /// Assembles `ptx` for `arch` with `ptxas -v` and returns `entry`'s usage.
 pub fn entry_usage(ptx: &str, arch: &str, entry: &str) -> Result<EntryUsage, ToolError> {
-    let ptxas = find(Tool::Ptxas)?;
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let dir = std::env::temp_dir().join(format!(
-        "ptx-litmus-usage-{}-{}",
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    ));
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| ToolError::Io(format!("cannot create {}: {e}", dir.display())))?;
-    let src = dir.join("kernel.ptx");
-    std::fs::write(&src, ptx).map_err(|e| ToolError::Io(format!("cannot write PTX: {e}")))?;
-    let out = Command::new(&ptxas)
-        .arg("-v")
-        .arg(format!("-arch={arch}"))
-        .arg(&src)
-        .arg("-o")
-        .arg(dir.join("kernel.cubin"))
-        .output()
-        .map_err(|e| ToolError::Io(format!("cannot run {}: {e}", ptxas.display())));
-    let _ = std::fs::remove_dir_all(&dir);
-    let out = out?;
-    let log = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    if !out.status.success() {
-        return Err(ToolError::Failed {
-            tool: Tool::Ptxas,
-            log,
-        });
-    }
+    let log = assemble_verbose(ptx, arch)?;
     parse(&log, entry).ok_or_else(|| ToolError::Failed {
         tool: Tool::Ptxas,
         log: format!("no register count for {entry} in:\n{log}"),
