@@ -283,39 +283,43 @@ pub fn assemble(ptx: &str, arch: &str) -> Result<Vec<u8>, ToolError> {
 
 /// Assembles `ptx` for `arch` with the ptxas at `ptxas` (one of the toolchain store's).
 pub fn assemble_with(ptxas: &Path, ptx: &str, arch: &str) -> Result<Vec<u8>, ToolError> {
-    let dir = Scratch::new()?;
-    let src = dir.0.join("kernel.ptx");
-    let bin = dir.0.join("kernel.cubin");
-    std::fs::write(&src, ptx).map_err(|e| ToolError::Io(format!("cannot write PTX: {e}")))?;
-    let arch = format!("-arch={arch}");
-    let args = [
-        arch.as_ref(),
-        src.as_os_str(),
-        "-o".as_ref(),
-        bin.as_os_str(),
-    ];
-    run_at(Tool::Ptxas, ptxas, &args).map_err(|e| dir.relative(e))?;
-    std::fs::read(&bin).map_err(|e| ToolError::Io(format!("cannot read cubin: {e}")))
+    ptxas_run(ptxas, ptx, arch, false).map(|(cubin, _)| cubin)
 }
 
 /// What `ptxas -v` says while it assembles `ptx` for `arch` (its standard error, then its
 /// standard output): the registers and memory of each entry.
 pub fn assemble_verbose(ptx: &str, arch: &str) -> Result<String, ToolError> {
+    ptxas_run(&find(Tool::Ptxas)?, ptx, arch, true).map(|(_, log)| log)
+}
+
+/// Runs the ptxas at `ptxas` on `ptx` for `arch` (`-v` when `verbose`) in a scratch folder;
+/// the cubin, and what ptxas said (standard error, then standard output).
+fn ptxas_run(
+    ptxas: &Path,
+    ptx: &str,
+    arch: &str,
+    verbose: bool,
+) -> Result<(Vec<u8>, String), ToolError> {
     let dir = Scratch::new()?;
     let src = dir.0.join("kernel.ptx");
     let bin = dir.0.join("kernel.cubin");
     std::fs::write(&src, ptx).map_err(|e| ToolError::Io(format!("cannot write PTX: {e}")))?;
     let arch = format!("-arch={arch}");
-    let args = [
-        "-v".as_ref(),
+    let mut args: Vec<&std::ffi::OsStr> = Vec::new();
+    if verbose {
+        args.push("-v".as_ref());
+    }
+    args.extend([
         arch.as_ref(),
         src.as_os_str(),
         "-o".as_ref(),
         bin.as_os_str(),
-    ];
-    let (out, err) = run_within(Tool::Ptxas, &find(Tool::Ptxas)?, &args, PATIENCE)
-        .map_err(|e| dir.relative(e))?;
-    Ok(format!("{err}{out}"))
+    ]);
+    let (out, err) =
+        run_within(Tool::Ptxas, ptxas, &args, PATIENCE).map_err(|e| dir.relative(e))?;
+    let cubin =
+        std::fs::read(&bin).map_err(|e| ToolError::Io(format!("cannot read cubin: {e}")))?;
+    Ok((cubin, format!("{err}{out}")))
 }
 
 /// The SASS of a cubin, with every function labelled (`nvdisasm -c`).
