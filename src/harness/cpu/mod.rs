@@ -93,6 +93,26 @@ fn check_memory(prog: &program::Program, layout: &Layout, batch: usize) -> Resul
     Ok(())
 }
 
+/// The provenance of a test's run: the machine's, with its threads, the cores' round trip
+/// measured before it, and the cores' worth of CPU it got.
+fn test_provenance(
+    threads: usize,
+    round_trip: Option<f64>,
+    totals: &rounds::Totals,
+) -> std::collections::BTreeMap<String, String> {
+    let mut p = provenance();
+    p.insert(notes::THREADS.into(), threads.to_string());
+    if round_trip.is_some() {
+        p.insert(notes::ROUND_TRIP_NS.into(), link::describe(round_trip));
+    }
+    // Cores' worth of CPU the process got while the test ran: the weak rate is for this much.
+    if let Some(cpu_s) = totals.cpu_s.filter(|_| totals.elapsed_s > 0.0) {
+        let used = cpu_s / totals.elapsed_s;
+        p.insert(notes::CPU_USED.into(), format!("{used:.2}"));
+    }
+    p
+}
+
 /// Runs `test` on the CPU under `params` (options: see [`CpuOptions`]).
 ///
 /// The result satisfies `histogram.total() + info.skipped == info.instances`. When
@@ -138,16 +158,7 @@ pub fn run(test: &Test, params: &RunParams, control: Control<'_>) -> Result<Test
         sync: Some(sync),
         ..opts
     });
-    let mut provenance = provenance();
-    provenance.insert(notes::THREADS.into(), prog.roles.len().to_string());
-    if round_trip.is_some() {
-        provenance.insert(notes::ROUND_TRIP_NS.into(), link::describe(round_trip));
-    }
-    // Cores' worth of CPU the process got while the test ran: the weak rate is for this much.
-    if let Some(cpu_s) = totals.cpu_s.filter(|_| totals.elapsed_s > 0.0) {
-        let used = cpu_s / totals.elapsed_s;
-        provenance.insert(notes::CPU_USED.into(), format!("{used:.2}"));
-    }
+    let provenance = test_provenance(prog.roles.len(), round_trip, &totals);
     Ok(TestRun {
         histogram: totals.histogram,
         parts: totals.parts,
