@@ -140,6 +140,23 @@ impl Ctx<'_> {
     }
 }
 
+/// Each label of a role's body with its instruction's index, and whether a branch goes back
+/// (the body loops).
+fn labels_and_loops(body: &[Instr]) -> (BTreeMap<String, usize>, bool) {
+    let labels: BTreeMap<String, usize> = body
+        .iter()
+        .enumerate()
+        .filter_map(|(i, x)| match x {
+            Instr::Label(l) => Some((l.0.clone(), i)),
+            _ => None,
+        })
+        .collect();
+    let loops = body.iter().enumerate().any(|(i, x)| {
+        matches!(x, Instr::Branch { target, .. } if labels.get(&target.0).is_some_and(|l| *l < i))
+    });
+    (labels, loops)
+}
+
 /// Lowers role `role` of `test` under `layout`.
 pub fn lower_role(
     test: &Test,
@@ -153,17 +170,7 @@ pub fn lower_role(
     // an atom into a red because its result looks dead.
     let returns = test.thread_registers(role);
     let args = args::location_args(test, layout, role)?;
-    let labels: BTreeMap<String, usize> = body
-        .iter()
-        .enumerate()
-        .filter_map(|(i, x)| match x {
-            Instr::Label(l) => Some((l.0.clone(), i)),
-            _ => None,
-        })
-        .collect();
-    let loops = body.iter().enumerate().any(|(i, x)| {
-        matches!(x, Instr::Branch { target, .. } if labels.get(&target.0).is_some_and(|l| *l < i))
-    });
+    let (labels, loops) = labels_and_loops(body);
     let soft = !layout.shape.soft_barriers.is_empty();
     // A software barrier can time out, so its role always counts the barriers it passed.
     let count_syncs = (loops && !syncs.is_empty()) || (soft && body.iter().any(is_cta_barrier));
