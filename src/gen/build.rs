@@ -231,26 +231,7 @@ pub fn render(v: &Variant) -> Result<Generated, GenError> {
     }
     let (cells, conds) = threads_and_condition(&v.cycle, &sk);
     let mut src = format!("PTX {}\n\"Cycle: {}\"\n{{\n", v.name, v.cycle.text());
-    for l in 0..sk.locations {
-        match v.space {
-            Space::Global => {
-                let _ = writeln!(src, "{} = 0;", loc_name(l));
-            }
-            Space::Shared => {
-                let _ = writeln!(src, "{} @ shared(P0) = 0;", loc_name(l));
-            }
-        }
-    }
-    for (l, via) in aliases {
-        let name = access_name(l, Access::Via(via));
-        let _ = writeln!(
-            src,
-            "{name} @ {} aliases {};",
-            via.proxy().as_str(),
-            loc_name(l)
-        );
-    }
-    src.push_str("}\n");
+    declarations(&mut src, sk.locations, v.space, aliases);
     let heads: Vec<String> = places
         .iter()
         .enumerate()
@@ -281,6 +262,36 @@ pub fn render(v: &Variant) -> Result<Generated, GenError> {
         v.note
     );
     Ok(Generated { test, text })
+}
+
+/// The test's declarations: each location at 0 in `space`, each alias with its proxy, and the
+/// closing brace.
+fn declarations(
+    src: &mut String,
+    locations: usize,
+    space: Space,
+    aliases: std::collections::BTreeSet<(usize, Via)>,
+) {
+    for l in 0..locations {
+        match space {
+            Space::Global => {
+                let _ = writeln!(src, "{} = 0;", loc_name(l));
+            }
+            Space::Shared => {
+                let _ = writeln!(src, "{} @ shared(P0) = 0;", loc_name(l));
+            }
+        }
+    }
+    for (l, via) in aliases {
+        let name = access_name(l, Access::Via(via));
+        let _ = writeln!(
+            src,
+            "{name} @ {} aliases {};",
+            via.proxy().as_str(),
+            loc_name(l)
+        );
+    }
+    src.push_str("}\n");
 }
 
 /// The other names the cycle's accesses use, per location, each once.
