@@ -96,72 +96,26 @@ fn two_dirs(s: &str) -> Option<(Dir, Dir)> {
 impl Edge {
     /// Parses an edge token, or `None` when the token is not an edge (an annotation).
     pub fn parse(token: &str) -> Option<Result<Edge, GenError>> {
-        let com = |com, external, src, dst| Edge {
-            kind: EdgeKind::Com { com, external },
-            src,
-            dst,
-        };
-        let fixed = match token {
-            "Rfe" => Some(com(Com::Rf, true, Dir::W, Dir::R)),
-            "Rfi" => Some(com(Com::Rf, false, Dir::W, Dir::R)),
-            "Fre" => Some(com(Com::Fr, true, Dir::R, Dir::W)),
-            "Fri" => Some(com(Com::Fr, false, Dir::R, Dir::W)),
-            "Coe" => Some(com(Com::Co, true, Dir::W, Dir::W)),
-            "Coi" => Some(com(Com::Co, false, Dir::W, Dir::W)),
-            _ => None,
-        };
-        if let Some(e) = fixed {
+        if let Some(e) = com_edge(token) {
             return Some(Ok(e));
         }
-        let bad = |why: &str| Some(Err(GenError::msg(format!("edge `{token}`: {why}"))));
-        let po = |same_loc, rest: &str| match two_dirs(rest) {
-            Some((src, dst)) => Some(Ok(Edge {
-                kind: EdgeKind::Po { same_loc },
-                src,
-                dst,
-            })),
-            None => bad("expected two directions, R or W (`PodWR`)"),
-        };
         if let Some(r) = token.strip_prefix("Pod") {
-            return po(false, r);
+            return Some(po_edge(token, false, r));
         }
         if let Some(r) = token.strip_prefix("Pos") {
-            return po(true, r);
+            return Some(po_edge(token, true, r));
         }
         if let Some(r) = token.strip_prefix("Fence(") {
             let (kind, dirs) = r.split_once(")d")?;
-            return match (FenceKind::parse(kind), two_dirs(dirs)) {
-                (Ok(f), Some((src, dst))) => Some(Ok(Edge {
-                    kind: EdgeKind::Fenced(f),
-                    src,
-                    dst,
-                })),
-                (Err(e), _) => Some(Err(e)),
-                (_, None) => bad("expected `Fence(KIND)d` and two directions (`Fence(sc.gpu)dWR`)"),
-            };
+            return Some(fence_edge(token, kind, dirs));
         }
-        let dep = |d, rest: &str| match rest.strip_prefix('d').and_then(|r| {
-            let mut c = r.chars();
-            let t = dir(c.next()?)?;
-            c.next().is_none().then_some(t)
-        }) {
-            Some(dst) if d == Dep::Data && dst == Dir::R => {
-                bad("a data dependency ends at a write")
-            }
-            Some(dst) => Some(Ok(Edge {
-                kind: EdgeKind::Dp(d),
-                src: Dir::R,
-                dst,
-            })),
-            None => bad("expected `dR` or `dW` after the dependency"),
-        };
         for (word, d) in [
             ("DpAddr", Dep::Addr),
             ("DpData", Dep::Data),
             ("DpCtrl", Dep::Ctrl),
         ] {
             if let Some(r) = token.strip_prefix(word) {
-                return dep(d, r);
+                return Some(dep_edge(token, d, r));
             }
         }
         None
@@ -334,6 +288,77 @@ fn dir_word(d: Dir) -> &'static str {
     match d {
         Dir::R => "read",
         Dir::W => "write",
+    }
+}
+
+/// Why edge `token` is malformed.
+fn bad_edge(token: &str, why: &str) -> GenError {
+    GenError::msg(format!("edge `{token}`: {why}"))
+}
+
+/// The communication edge `token` names (`Rfe`, `Fri`, `Coe`, ...), if it is one.
+fn com_edge(token: &str) -> Option<Edge> {
+    let (com, external, src, dst) = match token {
+        "Rfe" => (Com::Rf, true, Dir::W, Dir::R),
+        "Rfi" => (Com::Rf, false, Dir::W, Dir::R),
+        "Fre" => (Com::Fr, true, Dir::R, Dir::W),
+        "Fri" => (Com::Fr, false, Dir::R, Dir::W),
+        "Coe" => (Com::Co, true, Dir::W, Dir::W),
+        "Coi" => (Com::Co, false, Dir::W, Dir::W),
+        _ => return None,
+    };
+    Some(Edge {
+        kind: EdgeKind::Com { com, external },
+        src,
+        dst,
+    })
+}
+
+/// A program-order edge (`PodWR`, `PosRR`): `rest` holds its two directions.
+fn po_edge(token: &str, same_loc: bool, rest: &str) -> Result<Edge, GenError> {
+    let (src, dst) = two_dirs(rest)
+        .ok_or_else(|| bad_edge(token, "expected two directions, R or W (`PodWR`)"))?;
+    Ok(Edge {
+        kind: EdgeKind::Po { same_loc },
+        src,
+        dst,
+    })
+}
+
+/// A fenced edge (`Fence(sc.gpu)dWR`): its fence `kind` and two directions `dirs`.
+fn fence_edge(token: &str, kind: &str, dirs: &str) -> Result<Edge, GenError> {
+    let f = FenceKind::parse(kind)?;
+    let (src, dst) = two_dirs(dirs).ok_or_else(|| {
+        bad_edge(
+            token,
+            "expected `Fence(KIND)d` and two directions (`Fence(sc.gpu)dWR`)",
+        )
+    })?;
+    Ok(Edge {
+        kind: EdgeKind::Fenced(f),
+        src,
+        dst,
+    })
+}
+
+/// A dependency edge from a read (`DpAddrdW`): `rest` is `dR` or `dW`.
+fn dep_edge(token: &str, d: Dep, rest: &str) -> Result<Edge, GenError> {
+    let dst = rest.strip_prefix('d').and_then(|r| {
+        let mut c = r.chars();
+        let t = dir(c.next()?)?;
+        c.next().is_none().then_some(t)
+    });
+    match dst {
+        Some(Dir::R) if d == Dep::Data => Err(bad_edge(token, "a data dependency ends at a write")),
+        Some(dst) => Ok(Edge {
+            kind: EdgeKind::Dp(d),
+            src: Dir::R,
+            dst,
+        }),
+        None => Err(bad_edge(
+            token,
+            "expected `dR` or `dW` after the dependency",
+        )),
     }
 }
 
