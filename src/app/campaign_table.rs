@@ -7,7 +7,7 @@
 use super::{AppError, Exit};
 use crate::campaign::progress;
 use crate::cli::CampaignTableArgs;
-use crate::report::{shapes, tune_page, tuned};
+use crate::report::{kernels, shapes, tune_page, tuned};
 use crate::results::{self, ResultSet};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -79,6 +79,12 @@ fn shape_table(
     println!("From {}:\n", shown.join(", "));
     let refs: Vec<&ResultSet> = sets.iter().collect();
     println!("{}", shapes::markdown(&shapes::rows(&refs)));
+    // What the numbers are worth: whether the code that ran kept every access of the tests.
+    for (d, set) in dirs.iter().zip(&sets) {
+        if let Some(tally) = kernels::sass_tally(&set.tests) {
+            println!("{tally} (`{}`).\n", d.display());
+        }
+    }
     Ok(())
 }
 
