@@ -548,6 +548,15 @@ fn a_run_checks_the_code_it_loads_and_a_narrowed_role_fails() {
     let failed = verdict(&k, &bad);
     assert!(failed.starts_with(FAIL), "{failed}");
     assert!(failed.contains("P1"), "names the role: {failed}");
+    // A role whose function is not in the SASS (as if the compiler had inlined it) cannot be
+    // checked: that is said, not called a failure.
+    let mut merged = k.clone();
+    merged.roles[1].func = "litmus_role_9".into();
+    let inlined = verdict(&merged, &cubin);
+    assert_eq!(
+        inlined,
+        "not checked: the compiler inlined litmus_role_9; the check reads role functions"
+    );
     let junk = verdict(&k, b"PTXL-SIM-CUBIN");
     assert!(
         junk.starts_with(NOT_CHECKED) && junk.contains("ELF64"),
