@@ -603,7 +603,8 @@ pub struct RunArgs {
     #[arg(long)]
     pub seed: Option<u64>,
     /// Backend option `key=value` (CPU: batch=N, pack=true, sync=instance|round|auto|N; CUDA:
-    /// device=N, batch=N, wait_s=S, grid=fill|preset, graph=K|off); repeatable.
+    /// device=N, batch=N, wait_s=S, grid=fill|preset, graph=K|off, sass_check=on|off,
+    /// sass_dir=DIR, compiler=jit|ptxas:VERSION); repeatable.
     #[arg(long = "option", short = 'o', value_name = "KEY=VALUE")]
     pub options: Vec<String>,
     /// What compiles the PTX on the GPU: `jit` (the driver, the default) or `ptxas:VERSION`
