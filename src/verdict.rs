@@ -222,6 +222,16 @@ impl TestVerdict {
             .iter()
             .filter(|o| o.count > 0 && o.class == Class::Weak)
     }
+
+    /// The instances of the listed outcomes classed unexpected (read values no write made);
+    /// `counts.unexpected` less these is the bucket of values outside the outcome space.
+    pub fn listed_unexpected(&self) -> u64 {
+        self.outcomes
+            .iter()
+            .filter(|o| o.class == Class::Unexpected)
+            .map(|o| o.count)
+            .sum()
+    }
 }
 
 impl Class {

@@ -86,13 +86,7 @@ fn histogram_block(s: &mut String, t: &TestRecord) {
             let _ = writeln!(s, "% ^ {} by the PTX model", o.class.as_str());
         }
     }
-    let listed: u64 = v
-        .outcomes
-        .iter()
-        .filter(|o| o.class == Class::Unexpected)
-        .map(|o| o.count)
-        .sum();
-    let bucket = v.counts.unexpected.saturating_sub(listed);
+    let bucket = v.counts.unexpected.saturating_sub(v.listed_unexpected());
     if bucket > 0 {
         let _ = writeln!(
             s,

@@ -17,16 +17,10 @@ pub fn test_record(t: &TestRecord) -> Result<(), String> {
             .checked_add(o.count)
             .ok_or("verdict.outcomes: counts overflow 64 bits")?;
     }
-    let listed_unexpected: u64 = v
-        .outcomes
-        .iter()
-        .filter(|o| o.class == Class::Unexpected)
-        .map(|o| o.count)
-        .sum();
     let bucket = v
         .counts
         .unexpected
-        .checked_sub(listed_unexpected)
+        .checked_sub(v.listed_unexpected())
         .ok_or("verdict.counts.unexpected: less than the unexpected outcomes listed")?;
     total
         .checked_add(bucket)
