@@ -230,7 +230,14 @@ impl TestVerdict {
             .iter()
             .filter(|o| o.class == Class::Unexpected)
             .map(|o| o.count)
-            .sum()
+            .fold(0, u64::saturating_add)
+    }
+
+    /// The instances whose values lie outside the outcome space (the unexpected bucket).
+    pub fn outside_the_space(&self) -> u64 {
+        self.counts
+            .unexpected
+            .saturating_sub(self.listed_unexpected())
     }
 }
 
@@ -408,5 +415,23 @@ mod tests {
         // The bound is the rate p with (1-p)^n = 0.05.
         let p = unseen_upper_bound_95(20).unwrap();
         assert!(((1.0 - p).powi(20) - 0.05).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_unexpected_count_splits_into_listed_outcomes_and_the_bucket() {
+        let judged = |values: Vec<i64>, class, count| JudgedOutcome {
+            values: Outcome(values),
+            class,
+            count,
+            satisfies: false,
+        };
+        let outcomes = vec![
+            judged(vec![0, 0], Class::Sc, 10),
+            judged(vec![7, 0], Class::Unexpected, 3),
+            judged(vec![0, 7], Class::Unexpected, 1),
+        ];
+        let v = summarize(outcomes, 2, Quantifier::Exists);
+        assert_eq!(v.counts.unexpected, 6);
+        assert_eq!((v.listed_unexpected(), v.outside_the_space()), (4, 2));
     }
 }

@@ -86,7 +86,7 @@ fn histogram_block(s: &mut String, t: &TestRecord) {
             let _ = writeln!(s, "% ^ {} by the PTX model", o.class.as_str());
         }
     }
-    let bucket = v.counts.unexpected.saturating_sub(v.listed_unexpected());
+    let bucket = v.outside_the_space();
     if bucket > 0 {
         let _ = writeln!(
             s,

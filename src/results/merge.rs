@@ -9,7 +9,7 @@ use super::judge_model::JudgeModel;
 use super::record::{ObservedData, Parameters, Rates, RunPart, RunRecord, TestRecord};
 use crate::codegen::Stress;
 use crate::harness::notes;
-use crate::verdict::{self, Class, JudgedOutcome};
+use crate::verdict::{self, JudgedOutcome};
 use std::collections::{BTreeMap, BTreeSet};
 
 /// The parameters that say what experiment a run is: everything but what differs between
@@ -353,16 +353,10 @@ fn add_outcomes(acc: &mut TestRecord, t: &TestRecord) -> Option<()> {
             }
         }
     }
-    let bucket = |r: &TestRecord| {
-        r.verdict.counts.unexpected
-            - r.verdict
-                .outcomes
-                .iter()
-                .filter(|o| o.class == Class::Unexpected)
-                .map(|o| o.count)
-                .sum::<u64>()
-    };
-    let unexpected = bucket(acc).checked_add(bucket(t))?;
+    let unexpected = acc
+        .verdict
+        .outside_the_space()
+        .checked_add(t.verdict.outside_the_space())?;
     outcomes
         .values()
         .try_fold(unexpected, |sum, o| sum.checked_add(o.count))?;
