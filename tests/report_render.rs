@@ -169,6 +169,7 @@ fn the_kernels_of_a_gpu_run_are_listed_and_a_cpu_run_has_none() {
     assert!(html.contains("<td>graph:64 (graphs failed: capture &lt;refused&gt;)</td>"));
     assert!(html.contains("<td class=\"n\">4996</td>"));
     assert!(html.contains("<li>MP: role P1: LDG.E.STRONG.SM"), "{html}");
+    assert!(html.contains("<td class=\"violation\">FAIL</td>"), "{html}");
     // Without kernel facts (a CPU run) there is no such section.
     let cpu = scratch("report-no-kernels");
     sample(&cpu);

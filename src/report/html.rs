@@ -195,7 +195,11 @@ fn kernels_section(h: &mut String, ordered: &[&TestRecord]) {
     for r in rows {
         let _ = write!(h, "<tr>");
         for (c, numeric) in r.iter().zip(kernels::NUMERIC) {
-            let class = if numeric { " class=\"n\"" } else { "" };
+            let class = match (numeric, c.as_str()) {
+                (true, _) => " class=\"n\"",
+                (false, "FAIL") => " class=\"violation\"",
+                _ => "",
+            };
             let _ = write!(h, "<td{class}>{}</td>", esc(c));
         }
         let _ = writeln!(h, "</tr>");
