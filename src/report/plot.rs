@@ -5,6 +5,8 @@
 
 use crate::results::TestRecord;
 use crate::verdict::Class;
+use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::types::RangedCoordi32;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -202,31 +204,46 @@ fn draw<DB: DrawingBackend>(
         .axis_desc_style((FAMILY, 12))
         .draw()?;
     for (i, b) in bars.iter().enumerate() {
-        let i = row(i);
-        let c = colour(b.class);
-        if b.count > 0 {
-            let mut r = Rectangle::new(
-                [
-                    (0.5, SegmentValue::Exact(i)),
-                    (b.count as f64, SegmentValue::Exact(i + 1)),
-                ],
-                c.filled(),
-            );
-            r.set_margin(4, 4, 0, 0);
-            chart.draw_series(std::iter::once(r))?;
-            chart.draw_series(std::iter::once(Text::new(
-                format!("{} {}", super::format::count(b.count), b.class.as_str()),
-                (b.count as f64 * 1.15, SegmentValue::CenterOf(i)),
-                (FAMILY, 11).into_font().color(&BLACK.mix(0.8)),
-            )))?;
-        } else {
-            chart.draw_series(std::iter::once(Text::new(
-                unseen_note(b, t),
-                (0.6, SegmentValue::CenterOf(i)),
-                (FAMILY, 11).into_font().color(&c),
-            )))?;
-        }
+        draw_bar(&mut chart, b, row(i), t)?;
     }
+    Ok(())
+}
+
+/// The chart a plot draws its bars on: counts on a log scale across, one segment per outcome.
+type Chart<'a, DB> =
+    ChartContext<'a, DB, Cartesian2d<LogCoord<f64>, SegmentedCoord<RangedCoordi32>>>;
+
+/// Bar `b` in row `i`: a bar labelled with its count and class, or, for an outcome never seen,
+/// the note saying how rare it can still be.
+fn draw_bar<DB: DrawingBackend>(
+    chart: &mut Chart<'_, DB>,
+    b: &Bar,
+    i: i32,
+    t: &TestRecord,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let c = colour(b.class);
+    if b.count == 0 {
+        chart.draw_series(std::iter::once(Text::new(
+            unseen_note(b, t),
+            (0.6, SegmentValue::CenterOf(i)),
+            (FAMILY, 11).into_font().color(&c),
+        )))?;
+        return Ok(());
+    }
+    let mut r = Rectangle::new(
+        [
+            (0.5, SegmentValue::Exact(i)),
+            (b.count as f64, SegmentValue::Exact(i + 1)),
+        ],
+        c.filled(),
+    );
+    r.set_margin(4, 4, 0, 0);
+    chart.draw_series(std::iter::once(r))?;
+    chart.draw_series(std::iter::once(Text::new(
+        format!("{} {}", super::format::count(b.count), b.class.as_str()),
+        (b.count as f64 * 1.15, SegmentValue::CenterOf(i)),
+        (FAMILY, 11).into_font().color(&BLACK.mix(0.8)),
+    )))?;
     Ok(())
 }
 
