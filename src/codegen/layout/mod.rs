@@ -158,6 +158,17 @@ fn proxy_objects_fit(
     Ok(())
 }
 
+/// The testing CTAs that meet at one spin-barrier counter (the stress's `spin_group`, 0 for
+/// all of them) and the counters `testing_ctas` CTAs then need: a group starts together
+/// without waiting for the whole grid.
+fn spin_groups(group: u32, testing_ctas: u32) -> (u32, u32) {
+    let group = match group {
+        0 => testing_ctas,
+        g => g.min(testing_ctas),
+    };
+    (group, testing_ctas.div_ceil(group))
+}
+
 impl Layout {
     /// Lays out `test` under `stress`, with `domains[k]` the values observable `k` (of
     /// [`crate::outcome::observables`]) can take.
@@ -185,11 +196,7 @@ impl Layout {
         let array_words = memory.array_words;
         proxy_objects_fit(array_words, linear_texture, memory.global_words)?;
         let testing_ctas = shape.tiles * shape.clusters * shape.cluster_dim;
-        let spin_group = match stress.spin_group {
-            0 => testing_ctas,
-            g => g.min(testing_ctas),
-        };
-        let spin_counters = testing_ctas.div_ceil(spin_group);
+        let (spin_group, spin_counters) = spin_groups(stress.spin_group, testing_ctas);
         let buffers = abi::buffers(
             stress,
             memory.global_words,
