@@ -157,41 +157,21 @@ pub fn race(
     let mut table: Vec<Vec<Option<Sample>>> = Vec::new();
     let mut field = Field::new(n);
     let patience = plan.rounds * STATE_PATIENCE;
-    'rounds: for round in 0..patience * 2 {
+    for round in 0..patience * 2 {
         // A race that started again in a new state has its patience anew (the state changes
         // only once the new one has twice the other's rounds, so seldom more than once).
         if round >= field.since + patience {
             break;
         }
-        let mut row = vec![None; n];
-        let mut order = field.alive.clone();
-        let turn = round % order.len().max(1);
-        order.rotate_left(turn);
-        for k in order {
-            if !eval.time_left() {
-                d.cut_short = true;
-                break 'rounds;
-            }
-            let seed = derive(plan.seed, &[FINAL_TAG, d.finalists[k] as u64, round as u64]);
-            let sample = eval.sample(&trials[d.finalists[k]].point, seed)?;
-            d.samples[k].push(sample);
-            row[k] = Some(sample);
-        }
+        let Some(row) = run_round(&mut d, &field, round, (trials, plan), eval)? else {
+            d.cut_short = true;
+            break;
+        };
         table.push(row);
         d.rounds = round + 1;
         let used = judge(&mut d, &table, field.used());
         field.update(&table, used, plan.min_rounds);
-        // A finalist whose median ratio over another's is past the margin, but not yet its
-        // interval, is likely a difference that more rounds will show: the race runs on; and
-        // a finalist beaten once waits for the judgement that confirms it or not.
-        let enough = if field.pending() {
-            usize::MAX
-        } else if field.unsettled(&table) {
-            plan.rounds * OVERTIME
-        } else {
-            plan.rounds
-        };
-        if field.alive.len() < 2 || field.complete >= enough {
+        if field.alive.len() < 2 || field.complete >= field.enough(&table, plan.rounds, OVERTIME) {
             break;
         }
     }
@@ -199,6 +179,32 @@ pub fn race(
     tied.sort_by(|&a, &b| canonical(space, &trials[a].point, &trials[b].point));
     d.tied = tied;
     Ok(d)
+}
+
+/// One round of the race: a sample of each finalist still in it, in an order that turns with
+/// `round` (so that a change of load hits all alike); `None` once the time is up, the
+/// round's samples so far kept in `d`.
+fn run_round(
+    d: &mut Decision,
+    field: &Field,
+    round: usize,
+    (trials, plan): (&[Trial], &FinalPlan),
+    eval: &mut dyn Evaluator,
+) -> Result<Option<Vec<Option<Sample>>>, String> {
+    let mut row = vec![None; d.finalists.len()];
+    let mut order = field.alive.clone();
+    let turn = round % order.len().max(1);
+    order.rotate_left(turn);
+    for k in order {
+        if !eval.time_left() {
+            return Ok(None);
+        }
+        let seed = derive(plan.seed, &[FINAL_TAG, d.finalists[k] as u64, round as u64]);
+        let sample = eval.sample(&trials[d.finalists[k]].point, seed)?;
+        d.samples[k].push(sample);
+        row[k] = Some(sample);
+    }
+    Ok(Some(row))
 }
 
 /// Estimates every finalist over the rounds of the state the race is decided in (where the

@@ -88,6 +88,20 @@ impl Field {
             .any(|r| r.median > MARGIN && r.low <= MARGIN)
     }
 
+    /// The complete rounds after which the race may end, for a race of `rounds`: a finalist
+    /// whose median ratio over another's is past the margin, but not yet its interval, is
+    /// likely a difference that more rounds will show, so the race runs `overtime` times as
+    /// long; and one beaten once waits for the judgement that confirms it or not.
+    pub fn enough(&self, table: &[Vec<Option<Sample>>], rounds: usize, overtime: usize) -> usize {
+        if self.pending() {
+            usize::MAX
+        } else if self.unsettled(table) {
+            rounds * overtime
+        } else {
+            rounds
+        }
+    }
+
     /// The rounds among `used` in which every finalist still in ran a chunk.
     fn complete_in(&self, table: &[Vec<Option<Sample>>], used: &[usize]) -> usize {
         let full = |r: &&usize| self.alive.iter().all(|&k| table[**r][k].is_some());
