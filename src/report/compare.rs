@@ -423,40 +423,51 @@ pub fn html(c: &Comparison) -> String {
     }
     h.push_str("</tr>\n");
     for l in &c.lines {
-        let mark = Comparison::mark(l);
-        let class = if mark.is_empty() {
-            ""
-        } else {
-            " class=\"marked\""
-        };
-        let _ = write!(h, "<tr{class}><td>{mark}</td><td>{}</td>", esc(&l.name));
-        for cell in &l.cells {
-            let v = if matches!(cell, Seen::Violation(..)) {
-                " class=\"violation\""
-            } else {
-                ""
-            };
-            let title = match cell {
-                Seen::NotRun(why) => format!(" title=\"{}\"", esc(why)),
-                _ => String::new(),
-            };
-            let _ = write!(h, "<td{v}{title}>{}</td>", esc(&cell.text()));
-        }
-        if codes {
-            let groups = l.codes.as_deref().unwrap_or("-");
-            let _ = write!(h, "<td>{}</td>", esc(groups));
-        }
-        h.push_str("</tr>\n");
+        html_row(&mut h, l, codes);
     }
     let _ = writeln!(h, "</table>");
-    let not_run = c.not_run();
-    if !not_run.is_empty() {
-        let _ = writeln!(h, "<h2>Not run, and why</h2>\n<ul>");
-        for (set, name, why) in not_run {
-            let _ = writeln!(h, "<li>{set} {}: {}</li>", esc(name), esc(why));
-        }
-        let _ = writeln!(h, "</ul>");
-    }
+    html_not_run(&mut h, c);
     let _ = writeln!(h, "<p>{}</p>\n</body>\n</html>", esc(&note(c)));
     h
+}
+
+/// Line `l` of the table as an HTML row, with its `same code` cell when `codes`.
+fn html_row(h: &mut String, l: &Line, codes: bool) {
+    let mark = Comparison::mark(l);
+    let class = if mark.is_empty() {
+        ""
+    } else {
+        " class=\"marked\""
+    };
+    let _ = write!(h, "<tr{class}><td>{mark}</td><td>{}</td>", esc(&l.name));
+    for cell in &l.cells {
+        let v = if matches!(cell, Seen::Violation(..)) {
+            " class=\"violation\""
+        } else {
+            ""
+        };
+        let title = match cell {
+            Seen::NotRun(why) => format!(" title=\"{}\"", esc(why)),
+            _ => String::new(),
+        };
+        let _ = write!(h, "<td{v}{title}>{}</td>", esc(&cell.text()));
+    }
+    if codes {
+        let groups = l.codes.as_deref().unwrap_or("-");
+        let _ = write!(h, "<td>{}</td>", esc(groups));
+    }
+    h.push_str("</tr>\n");
+}
+
+/// The tests a set did not run, and why, as an HTML list (nothing when every set ran all).
+fn html_not_run(h: &mut String, c: &Comparison) {
+    let not_run = c.not_run();
+    if not_run.is_empty() {
+        return;
+    }
+    let _ = writeln!(h, "<h2>Not run, and why</h2>\n<ul>");
+    for (set, name, why) in not_run {
+        let _ = writeln!(h, "<li>{set} {}: {}</li>", esc(name), esc(why));
+    }
+    let _ = writeln!(h, "</ul>");
 }
