@@ -34,6 +34,24 @@ struct Entry<'a> {
     soft: bool,
 }
 
+/// The parameters of a role function's call, in order: each declared, stored and named.
+#[derive(Default)]
+struct CallParams {
+    decl: Vec<String>,
+    stores: Vec<String>,
+    names: Vec<String>,
+}
+
+impl CallParams {
+    /// Adds parameter `name` of PTX type `ty` (`b32`, `b64`), holding `value`.
+    fn add(&mut self, name: &str, ty: &str, value: &str) {
+        self.decl.push(format!(".param .{ty} {name}"));
+        self.stores
+            .push(format!("st.param.{ty} [{name}], {value};"));
+        self.names.push(name.to_string());
+    }
+}
+
 /// The test kernel's text.
 pub fn render(
     layout: &Layout,
@@ -373,8 +391,8 @@ impl Entry<'_> {
     }
 
     /// Computes argument `n` of a role call (`a`: its location, space, view and bias) into
-    /// `%ga_n` or `%sa_n`; returns the argument's declaration and store.
-    fn role_arg(&self, f: &mut Func, n: usize, a: &LocArg) -> (String, String) {
+    /// `%ga_n`, `%sa_n`, `%xa_n` or `%ya_n`; returns its PTX type and that register.
+    fn role_arg(&self, f: &mut Func, n: usize, a: &LocArg) -> (&'static str, String) {
         let layout = self.layout;
         let loc = layout
             .locations
@@ -388,10 +406,7 @@ impl Entry<'_> {
         };
         if let Some(reg) = object {
             global_index(f, layout, loc, &format!("%{reg}_{n}"));
-            return (
-                format!(".param .b32 r_a{n}"),
-                format!("st.param.b32 [r_a{n}], %{reg}_{n};"),
-            );
+            return ("b32", format!("%{reg}_{n}"));
         }
         if a.space == PSpace::Global {
             global_addr(f, layout, loc, "%ga");
@@ -404,10 +419,7 @@ impl Entry<'_> {
             }
             f.line(format!("sub.u64 %ga, %ga, {};", a.bias));
             f.line(format!("mov.u64 %ga_{n}, %ga;"));
-            return (
-                format!(".param .b64 r_a{n}"),
-                format!("st.param.b64 [r_a{n}], %ga_{n};"),
-            );
+            return ("b64", format!("%ga_{n}"));
         }
         shared_addr(f, layout, loc, "%sa");
         if a.space == PSpace::SharedCluster {
@@ -423,63 +435,65 @@ impl Entry<'_> {
         }
         f.line(format!("sub.u32 %sa, %sa, {};", a.bias));
         f.line(format!("mov.u32 %sa_{n}, %sa;"));
-        (
-            format!(".param .b32 r_a{n}"),
-            format!("st.param.b32 [r_a{n}], %sa_{n};"),
-        )
+        ("b32", format!("%sa_{n}"))
     }
 
     /// The call of role `r`'s function and the stores of its returned words.
     fn role_call(&self, f: &mut Func, r: &RoleCode) {
-        let layout = self.layout;
         f.label(format!("LITMUS_ROLE_{}", r.role));
-        let mut decl = vec![
-            format!(".param .align 4 .b8 r_ret[{}]", 4 * (1 + r.returns.len())),
-            ".param .b32 r_bar".to_string(),
-        ];
-        let mut stores = vec!["st.param.b32 [r_bar], %bar;".to_string()];
-        let mut names = vec!["r_bar".to_string()];
+        let params = self.role_params(f, r);
+        f.line(self.call_text(r, &params));
+        f.line("bra.uni LITMUS_JOIN;");
+    }
+
+    /// The parameters role `r`'s function takes after its barrier id: the soft barrier's word,
+    /// the proxy objects it reads through and its locations' addresses, each computed into
+    /// a register by lines added to `f`.
+    fn role_params(&self, f: &mut Func, r: &RoleCode) -> CallParams {
+        let mut p = CallParams::default();
+        p.add("r_bar", "b32", "%bar");
         if self.soft {
             f.line(format!(
                 "add.u64 %sy, %res, {};",
-                4 * u64::from(layout.soft_barrier_word)
+                4 * u64::from(self.layout.soft_barrier_word)
             ));
-            decl.push(".param .b64 r_sync".into());
-            stores.push("st.param.b64 [r_sync], %sy;".into());
-            names.push("r_sync".into());
+            p.add("r_sync", "b64", "%sy");
         }
         if r.args.iter().any(|a| a.space == PSpace::Texture) {
-            decl.push(".param .b64 r_tex".into());
-            stores.push(format!("st.param.b64 [r_tex], {TEXTURE_OBJECT};"));
-            names.push("r_tex".into());
+            p.add("r_tex", "b64", TEXTURE_OBJECT);
         }
         if r.args.iter().any(|a| a.space == PSpace::Surface) {
-            decl.push(".param .b64 r_surf".into());
-            stores.push(format!("st.param.b64 [r_surf], {SURFACE_OBJECT};"));
-            names.push("r_surf".into());
+            p.add("r_surf", "b64", SURFACE_OBJECT);
         }
         for (n, a) in r.args.iter().enumerate() {
-            let (d, s) = self.role_arg(f, n, a);
-            decl.push(d);
-            stores.push(s);
-            names.push(format!("r_a{n}"));
+            let (ty, value) = self.role_arg(f, n, a);
+            p.add(&format!("r_a{n}"), ty, &value);
         }
-        let mut call = String::from("{ ");
-        for d in &decl {
+        p
+    }
+
+    /// The call of role `r`'s function with `params`, in a block of its own, and the stores of
+    /// its status word and returned registers into the instance's result slots.
+    fn call_text(&self, r: &RoleCode, params: &CallParams) -> String {
+        let mut call = format!(
+            "{{ .param .align 4 .b8 r_ret[{}]; ",
+            4 * (1 + r.returns.len())
+        );
+        for d in &params.decl {
             let _ = write!(call, "{d}; ");
         }
-        for s in &stores {
+        for s in &params.stores {
             let _ = write!(call, "{s} ");
         }
         let _ = write!(
             call,
             "call (r_ret), litmus_role_{}, ({}); ld.param.b32 %st, [r_ret+0]; st.global.u32 [%res+{}], %st; ",
             r.role,
-            names.join(", "),
+            params.names.join(", "),
             4 * r.role
         );
         for (n, reg) in r.returns.iter().enumerate() {
-            let w = layout.register_words[r.role]
+            let w = self.layout.register_words[r.role]
                 .iter()
                 .find(|(x, _)| *x == reg.0)
                 .map(|(_, w)| *w)
@@ -492,8 +506,7 @@ impl Entry<'_> {
             );
         }
         call.push('}');
-        f.line(call);
-        f.line("bra.uni LITMUS_JOIN;");
+        call
     }
 
     /// After the roles: the CTA (and cluster) waits for every role, and the owners copy the
