@@ -52,6 +52,28 @@ impl CallParams {
     }
 }
 
+/// Draws an affine permutation `x -> a*x + b mod n` from the hash of `salt`: the multiplier
+/// `a` from the first `k` entries of the constant table `table`, the offset `b` below `n`. The
+/// table index is the hash mod k, the offset what is left of it (`and` and `shr` when k is 8),
+/// as `Perms::from_seed` computes.
+fn affine(f: &mut Func, salt: Salt, table: &str, (a, b): (&str, &str), n: u32, k: u32) {
+    mix(f, "%h", salt);
+    if k == 8 {
+        f.line("and.b32 %h2, %h, 7;");
+    } else {
+        f.line(format!("rem.u32 %h2, %h, {k};"));
+    }
+    f.line(format!("mov.u64 %w64, {table};"));
+    f.line("mad.wide.u32 %w64, %h2, 4, %w64;");
+    f.line(format!("ld.const.u32 {a}, [%w64];"));
+    if k == 8 {
+        f.line("shr.u32 %h, %h, 3;");
+    } else {
+        f.line(format!("div.u32 %h, %h, {k};"));
+    }
+    f.line(format!("rem.u32 {b}, %h, {n};"));
+}
+
 /// The test kernel's text.
 pub fn render(
     layout: &Layout,
@@ -179,23 +201,7 @@ impl Entry<'_> {
                     WARP_MULTIPLIERS as u32,
                 ),
             ] {
-                // The table index is the hash mod k, the offset what is left of it (`and`
-                // and `shr` when k is 8, as `Perms::from_seed` computes).
-                mix(f, "%h", salt);
-                if k == 8 {
-                    f.line("and.b32 %h2, %h, 7;");
-                } else {
-                    f.line(format!("rem.u32 %h2, %h, {k};"));
-                }
-                f.line(format!("mov.u64 %w64, {table};"));
-                f.line("mad.wide.u32 %w64, %h2, 4, %w64;");
-                f.line(format!("ld.const.u32 {a}, [%w64];"));
-                if k == 8 {
-                    f.line("shr.u32 %h, %h, 3;");
-                } else {
-                    f.line(format!("div.u32 %h, %h, {k};"));
-                }
-                f.line(format!("rem.u32 {b}, %h, {n};"));
+                affine(f, salt, table, (a, b), n, k);
             }
             mix(f, "%h", Salt::Rank);
             f.line(format!(
