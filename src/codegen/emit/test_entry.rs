@@ -220,15 +220,17 @@ impl Entry<'_> {
     /// The thread's role (or none), skeleton, instance, instance slot in the CTA, first hardware
     /// barrier and result slots.
     fn assign(&self, f: &mut Func) {
-        let shape = &self.layout.shape;
-        let (k, c_n, gpb, s, ipw) = (
-            shape.cluster_dim,
-            shape.clusters,
-            shape.groups_per_block,
-            shape.group_size,
-            shape.instances_per_warp,
-        );
-        let nw = self.warp_slots();
+        self.coordinates(f);
+        self.look_up(f);
+        f.label("LITMUS_ASSIGNED");
+        self.slots(f);
+    }
+
+    /// The thread's permuted place: tile and cluster (`%tile`, `%c`), rank in the cluster
+    /// (`%j`), warp and lane; no role, skeleton, block or run yet.
+    fn coordinates(&self, f: &mut Func) {
+        let c_n = self.layout.shape.clusters;
+        let k = self.layout.shape.cluster_dim;
         f.line("mad.lo.u32 %x, %am, %pcl, %bm;");
         f.line(format!("rem.u32 %x, %x, {};", self.testing_clusters()));
         f.line(format!("div.u32 %tile, %x, {c_n};"));
@@ -246,6 +248,19 @@ impl Entry<'_> {
         if self.skeletons.any {
             f.line("add.u32 %skel, %c, 1;");
         }
+    }
+
+    /// For a thread of a block: its block and skeleton from its permuted warp, then its run
+    /// and role from its permuted lane (branching to `LITMUS_ASSIGNED` when it has none).
+    fn look_up(&self, f: &mut Func) {
+        let shape = &self.layout.shape;
+        let (k, gpb, s, ipw) = (
+            shape.cluster_dim,
+            shape.groups_per_block,
+            shape.group_size,
+            shape.instances_per_warp,
+        );
+        let nw = self.warp_slots();
         f.line(format!("setp.ge.u32 %p, %warp, {nw};"));
         f.line("@%p bra LITMUS_ASSIGNED;");
         f.line("mad.lo.u32 %wk, %aw, %warp, %bw;");
@@ -267,7 +282,13 @@ impl Entry<'_> {
         f.line("mov.u64 %w64, litmus_roles;");
         f.line("mad.wide.u32 %w64, %h, 4, %w64;");
         f.line("ld.const.u32 %role, [%w64];");
-        f.label("LITMUS_ASSIGNED");
+    }
+
+    /// From block and run: the instance slot in the CTA, the instance, the first hardware
+    /// barrier and the result slots; `%q` says whether the thread has no role.
+    fn slots(&self, f: &mut Func) {
+        let shape = &self.layout.shape;
+        let ipw = shape.instances_per_warp;
         f.line(format!("mad.lo.u32 %slot, %block, {ipw}, %run;"));
         f.line(format!(
             "mad.lo.u32 %inst, %tile, {}, %slot;",
