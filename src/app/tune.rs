@@ -33,26 +33,6 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
     for (i, (family, tests)) in families.iter().enumerate() {
         let share = args.budget * (i + 1) as f64 / families.len() as f64;
         let deadline = start + Duration::from_secs_f64(share);
-        let mut measure = Measure {
-            backend,
-            tests,
-            space: &space,
-            stress: &args.stress,
-            options: &options,
-            chunk: chunk(args, backend),
-            deadline: explore_deadline(deadline, args.finalists),
-            final_deadline: deadline,
-        };
-        // A family whose baseline cannot be measured is reported, and the others still run.
-        let outcome = match search(&space, &plan(args), &mut measure) {
-            Ok(o) => o,
-            Err(e) => {
-                println!("{family:<8} failed: {e}");
-                failed.push(family.as_str());
-                continue;
-            }
-        };
-        let file = out.join(format!("{family}.stress"));
         let ctx = Context {
             args,
             backend,
@@ -60,8 +40,10 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
             provenance: &provenance,
             tests,
         };
-        records.push(write_family(&ctx, family, &file, &outcome)?);
-        print_row(family, &space, &outcome, &file);
+        match tune_family(&ctx, family, &options, deadline, &out)? {
+            Some(record) => records.push(record),
+            None => failed.push(family.as_str()),
+        }
     }
     if records.is_empty() {
         return Err(format!("tune: no family could be tuned ({})", failed.join(", ")).into());
@@ -76,6 +58,38 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
         return Ok(Exit::Error);
     }
     Ok(Exit::Success)
+}
+
+/// Tunes one family until `deadline`, writes its files into `out` and prints its row; `None`
+/// when its baseline cannot be measured (said, and the other families still run).
+fn tune_family(
+    ctx: &Context<'_>,
+    family: &str,
+    options: &BTreeMap<String, String>,
+    deadline: Instant,
+    out: &Path,
+) -> Result<Option<SearchRecord>, AppError> {
+    let mut measure = Measure {
+        backend: ctx.backend,
+        tests: ctx.tests,
+        space: ctx.space,
+        stress: &ctx.args.stress,
+        options,
+        chunk: chunk(ctx.args, ctx.backend),
+        deadline: explore_deadline(deadline, ctx.args.finalists),
+        final_deadline: deadline,
+    };
+    let outcome = match search(ctx.space, &plan(ctx.args), &mut measure) {
+        Ok(o) => o,
+        Err(e) => {
+            println!("{family:<8} failed: {e}");
+            return Ok(None);
+        }
+    };
+    let file = out.join(format!("{family}.stress"));
+    let record = write_family(ctx, family, &file, &outcome)?;
+    print_row(family, ctx.space, &outcome, &file);
+    Ok(Some(record))
 }
 
 /// Where the tuned files go (`--out`, else `results/<machine>/tuned`), created.
@@ -197,7 +211,7 @@ fn shapes(names: &[String]) -> Result<Vec<Test>, AppError> {
         .collect()
 }
 
-/// What the files of a family record besides the search.
+/// One family's tuning: its tests, and what every family's shares.
 struct Context<'a> {
     args: &'a TuneArgs,
     backend: Backend,
