@@ -30,7 +30,8 @@ pub use verdict::{
 };
 
 use crate::litmus::ast::{Quantifier, Test};
-use crate::outcome::observables;
+use crate::outcome::{observables, Observable, Outcome};
+use std::collections::BTreeSet;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
@@ -51,33 +52,16 @@ pub fn check_until(test: &Test, stop: Option<Arc<AtomicBool>>) -> Result<ModelVe
     if let Some(f) = col.fault {
         return Err(f);
     }
-    // SC labels come from the interleaving enumerator; past its state budget, and for tests
-    // without barriers, from the axiomatic SC check over the same candidates (the two agree:
-    // see the property tests).
-    let sc_all = match sc::outcomes(&prog, &obs) {
-        Ok(s) => s,
-        Err(ModelError::TooLarge { .. }) if !has_barriers(test) => {
-            axiomatic_sc(&prog, &obs, &traces, stop)?
-        }
-        Err(e) => return Err(e),
-    };
-    let allowed: std::collections::BTreeSet<_> = col.allowed.keys().cloned().collect();
+    let sc_all = sc_labels(test, &prog, &obs, &traces, stop)?;
+    let allowed: BTreeSet<_> = col.allowed.keys().cloned().collect();
     let sc = allowed.intersection(&sc_all).cloned().collect();
-    let prop = &test.condition.prop;
-    let holds = |o: &crate::outcome::Outcome| o.satisfies(&obs, prop);
-    let ok = match test.condition.quantifier {
-        Quantifier::Exists => allowed.iter().any(holds),
-        Quantifier::NotExists => !allowed.iter().any(holds),
-        Quantifier::Forall => allowed.iter().all(holds),
-    };
-    let mut domains: Vec<Vec<_>> = col
+    let ok = condition_ok(test, &obs, &allowed);
+    // Each register's values, in order (a `BTreeSet`'s iteration already is).
+    let domains: Vec<Vec<_>> = col
         .domains
         .iter()
         .map(|d| d.iter().copied().collect())
         .collect();
-    for d in &mut domains {
-        d.sort();
-    }
     let excluded = col
         .excluded
         .into_iter()
@@ -101,6 +85,35 @@ pub fn check_until(test: &Test, stop: Option<Arc<AtomicBool>>) -> Result<ModelVe
         excluded,
         allowed,
     })
+}
+
+/// The outcomes some SC execution of `test` gives: from the interleaving enumerator; past its
+/// state budget, and for tests without barriers, from the axiomatic SC check over the same
+/// candidates (the two agree: see the property tests).
+fn sc_labels(
+    test: &Test,
+    prog: &lower::Program,
+    obs: &[Observable],
+    traces: &[Vec<lower::Trace>],
+    stop: Option<Arc<AtomicBool>>,
+) -> Result<BTreeSet<Outcome>, ModelError> {
+    match sc::outcomes(prog, obs) {
+        Ok(s) => Ok(s),
+        Err(ModelError::TooLarge { .. }) if !has_barriers(test) => {
+            axiomatic_sc(prog, obs, traces, stop)
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether `test`'s quantified condition is `Ok` (herd's word) over the `allowed` outcomes.
+fn condition_ok(test: &Test, obs: &[Observable], allowed: &BTreeSet<Outcome>) -> bool {
+    let holds = |o: &Outcome| o.satisfies(obs, &test.condition.prop);
+    match test.condition.quantifier {
+        Quantifier::Exists => allowed.iter().any(holds),
+        Quantifier::NotExists => !allowed.iter().any(holds),
+        Quantifier::Forall => allowed.iter().all(holds),
+    }
 }
 
 /// Decides `test`'s condition alone, unbounded: [`decide_until`] without a stop flag.
@@ -147,10 +160,10 @@ fn has_barriers(test: &Test) -> bool {
 
 fn axiomatic_sc(
     prog: &lower::Program,
-    obs: &[crate::outcome::Observable],
+    obs: &[Observable],
     traces: &[Vec<lower::Trace>],
     stop: Option<Arc<AtomicBool>>,
-) -> Result<std::collections::BTreeSet<crate::outcome::Outcome>, ModelError> {
+) -> Result<BTreeSet<Outcome>, ModelError> {
     let mut c = collect::Collector::new(prog, obs)?;
     c.sc_mode = true;
     c.stop = stop;
@@ -161,9 +174,7 @@ fn axiomatic_sc(
 /// Every outcome of a sequentially consistent execution of `test` found axiomatically (a total
 /// coherence order with `po ∪ rf ∪ co ∪ fr` acyclic); barriers are not supported. A second
 /// oracle, compared with [`sc_outcomes`] in tests.
-pub fn sc_outcomes_axiomatic(
-    test: &Test,
-) -> Result<std::collections::BTreeSet<crate::outcome::Outcome>, ModelError> {
+pub fn sc_outcomes_axiomatic(test: &Test) -> Result<BTreeSet<Outcome>, ModelError> {
     if has_barriers(test) {
         return Err(ModelError::Unsupported {
             construct: "barriers".into(),
@@ -177,9 +188,7 @@ pub fn sc_outcomes_axiomatic(
 
 /// Every outcome a sequentially consistent interleaving of `test` produces (the reference
 /// enumerator; an oracle for tests).
-pub fn sc_outcomes(
-    test: &Test,
-) -> Result<std::collections::BTreeSet<crate::outcome::Outcome>, ModelError> {
+pub fn sc_outcomes(test: &Test) -> Result<BTreeSet<Outcome>, ModelError> {
     let prog = lower::Program::new(test)?;
     sc::outcomes(&prog, &observables(test))
 }
