@@ -3,7 +3,8 @@
 
 use super::{bounded_check, check::prop_allowed, AppError, Exit};
 use crate::cli::AgreeArgs;
-use crate::litmus;
+use crate::litmus::{self, ast::Test};
+use crate::model::ModelVerdict;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -92,25 +93,12 @@ pub fn run(args: &AgreeArgs) -> Result<Exit, AppError> {
             continue;
         };
         found += 1;
-        let ours = match bounded_check::check(&test, limit) {
-            Ok(v) if prop_allowed(&test, &v) => Verdict::Allowed,
-            Ok(_) => Verdict::Forbidden,
+        match bounded_check::check(&test, limit) {
+            Ok(v) => tally(&mut table, &test.name, our_verdict(&test, &v), *theirs),
             Err(e) => {
                 eprintln!("ptx-litmus: {}: {e}", path.display());
                 failed += 1;
-                continue;
             }
-        };
-        let kernel = test
-            .name
-            .split("_TB_")
-            .next()
-            .unwrap_or(&test.name)
-            .to_string();
-        let entry = table.entry(kernel).or_default();
-        entry.0 += 1;
-        if ours != *theirs {
-            entry.1.push((test.name.clone(), ours));
         }
     }
     print!("{}", render(&table, &args.column));
@@ -126,6 +114,27 @@ pub fn run(args: &AgreeArgs) -> Result<Exit, AppError> {
     } else {
         Exit::Success
     })
+}
+
+/// The model's verdict on `test` from its check `v`: Allowed when an allowed outcome satisfies
+/// the condition's proposition.
+fn our_verdict(test: &Test, v: &ModelVerdict) -> Verdict {
+    if prop_allowed(test, v) {
+        Verdict::Allowed
+    } else {
+        Verdict::Forbidden
+    }
+}
+
+/// Counts variant `name` under its kernel (the name before `_TB_`), listed when `ours` is not
+/// `theirs`.
+fn tally(table: &mut Table, name: &str, ours: Verdict, theirs: Verdict) {
+    let kernel = name.split("_TB_").next().unwrap_or(name).to_string();
+    let entry = table.entry(kernel).or_default();
+    entry.0 += 1;
+    if ours != theirs {
+        entry.1.push((name.to_string(), ours));
+    }
 }
 
 fn word(v: Verdict) -> &'static str {
