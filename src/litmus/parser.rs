@@ -229,65 +229,80 @@ impl<'a> Parser<'a> {
 
     /// The entries of `{ ... }` after the opening brace, through the closing one.
     fn init(&mut self) -> Result<(Vec<Location>, Vec<RegInit>), ParseError> {
-        const EXPECTED: &str = "a location (`x = 0`), a register (`P0:r0 = 0`) or `}`";
         let mut locations: Vec<Location> = Vec::new();
-        let mut regs: Vec<RegInit> = Vec::new();
-        let mut reg_pos: Vec<Pos> = Vec::new();
+        let mut regs: Vec<(RegInit, Pos)> = Vec::new();
         loop {
             if self.eat("}") {
-                return Ok((locations, regs));
+                return Ok((locations, regs.into_iter().map(|(r, _)| r).collect()));
             }
             if self.eat(";") {
                 continue;
             }
             if let Some((thread, tpos)) = self.thread_prefix()? {
-                let (reg, _) = self.ident("a register name")?;
-                self.expect("=", "`=` and the register's initial value")?;
-                let value = self.value("an integer initial value")?;
-                if let Some(k) = regs
-                    .iter()
-                    .position(|r| r.thread == thread && r.reg.0 == reg)
-                {
-                    let first = reg_pos[k];
-                    return Err(ParseError::semantic(
-                        self.path,
-                        tpos,
-                        format!(
-                            "P{thread}:{reg} is initialised twice (first at {}:{})",
-                            first.line, first.column
-                        ),
-                    ));
-                }
-                self.spans.thread_refs.push((thread, tpos));
-                regs.push(RegInit {
-                    thread,
-                    reg: Reg(reg),
-                    value,
-                });
-                reg_pos.push(tpos);
+                let r = self.reg_init(thread, tpos, &regs)?;
+                regs.push((r, tpos));
             } else {
-                let (name, pos) = match &self.peek().tok {
-                    Tok::Ident(_) => self.ident(EXPECTED)?,
-                    _ => return Err(self.unexpected(EXPECTED)),
-                };
-                if let Some((_, first)) = self.spans.decls.iter().find(|(n, _)| *n == name) {
-                    return Err(ParseError::semantic(
-                        self.path,
-                        pos,
-                        format!(
-                            "location `{name}` is declared twice (first at {}:{})",
-                            first.line, first.column
-                        ),
-                    ));
-                }
-                let kind = self.location_decl(&name)?;
-                self.spans.decls.push((name.clone(), pos));
-                locations.push(Location { name, kind });
+                locations.push(self.location_init()?);
             }
             if !self.is_punct("}") {
                 self.expect(";", "`;` after the declaration, or `}`")?;
             }
         }
+    }
+
+    /// The rest of `P<thread>:reg = value` (the prefix read, at `tpos`), refused when `earlier`
+    /// already initialises the register.
+    fn reg_init(
+        &mut self,
+        thread: usize,
+        tpos: Pos,
+        earlier: &[(RegInit, Pos)],
+    ) -> Result<RegInit, ParseError> {
+        let (reg, _) = self.ident("a register name")?;
+        self.expect("=", "`=` and the register's initial value")?;
+        let value = self.value("an integer initial value")?;
+        let twice = earlier
+            .iter()
+            .find(|(r, _)| r.thread == thread && r.reg.0 == reg);
+        if let Some((_, first)) = twice {
+            return Err(ParseError::semantic(
+                self.path,
+                tpos,
+                format!(
+                    "P{thread}:{reg} is initialised twice (first at {}:{})",
+                    first.line, first.column
+                ),
+            ));
+        }
+        self.spans.thread_refs.push((thread, tpos));
+        Ok(RegInit {
+            thread,
+            reg: Reg(reg),
+            value,
+        })
+    }
+
+    /// A location's declaration (`x = 0`, `x @ shared(P0) = 0`, …), refused when the location
+    /// was declared before.
+    fn location_init(&mut self) -> Result<Location, ParseError> {
+        const EXPECTED: &str = "a location (`x = 0`), a register (`P0:r0 = 0`) or `}`";
+        let (name, pos) = match &self.peek().tok {
+            Tok::Ident(_) => self.ident(EXPECTED)?,
+            _ => return Err(self.unexpected(EXPECTED)),
+        };
+        if let Some((_, first)) = self.spans.decls.iter().find(|(n, _)| *n == name) {
+            return Err(ParseError::semantic(
+                self.path,
+                pos,
+                format!(
+                    "location `{name}` is declared twice (first at {}:{})",
+                    first.line, first.column
+                ),
+            ));
+        }
+        let kind = self.location_decl(&name)?;
+        self.spans.decls.push((name.clone(), pos));
+        Ok(Location { name, kind })
     }
 
     /// `P1:` or `1:` before a register; `None` (consuming nothing) when absent.
