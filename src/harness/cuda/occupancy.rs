@@ -90,26 +90,9 @@ impl Occupancy {
 /// memory (per CTA rounded up to `shared_alloc_unit`, plus the bytes the system reserves per
 /// CTA). An error when not even one CTA fits, naming the resource.
 pub fn occupancy(limits: &DeviceLimits, kernel: &KernelResources) -> Result<Occupancy, String> {
+    within_block_limits(limits, kernel)?;
     let warp = limits.warp_size.max(1);
     let warps = kernel.threads.div_ceil(warp);
-    if kernel.threads == 0 || kernel.threads > limits.max_threads_per_block {
-        return Err(format!(
-            "{} threads per CTA; the device allows 1 to {}",
-            kernel.threads, limits.max_threads_per_block
-        ));
-    }
-    if kernel.registers > limits.max_registers_per_thread {
-        return Err(format!(
-            "{} registers per thread; the device allows {}",
-            kernel.registers, limits.max_registers_per_thread
-        ));
-    }
-    if kernel.shared_bytes > limits.max_shared_per_block_optin {
-        return Err(format!(
-            "{} bytes of shared memory per CTA; the device allows {} (opted in)",
-            kernel.shared_bytes, limits.max_shared_per_block_optin
-        ));
-    }
     let regs_per_warp = round_up(kernel.registers * warp, limits.register_alloc_unit);
     let regs_per_cta = regs_per_warp * warps;
     let shared_per_cta =
@@ -150,6 +133,30 @@ pub fn occupancy(limits: &DeviceLimits, kernel: &KernelResources) -> Result<Occu
         limiter,
         warps_per_cta: warps,
     })
+}
+
+/// Refuses a kernel that no CTA of the device can hold: too many threads, registers per
+/// thread or bytes of shared memory.
+fn within_block_limits(limits: &DeviceLimits, kernel: &KernelResources) -> Result<(), String> {
+    if kernel.threads == 0 || kernel.threads > limits.max_threads_per_block {
+        return Err(format!(
+            "{} threads per CTA; the device allows 1 to {}",
+            kernel.threads, limits.max_threads_per_block
+        ));
+    }
+    if kernel.registers > limits.max_registers_per_thread {
+        return Err(format!(
+            "{} registers per thread; the device allows {}",
+            kernel.registers, limits.max_registers_per_thread
+        ));
+    }
+    if kernel.shared_bytes > limits.max_shared_per_block_optin {
+        return Err(format!(
+            "{} bytes of shared memory per CTA; the device allows {} (opted in)",
+            kernel.shared_bytes, limits.max_shared_per_block_optin
+        ));
+    }
+    Ok(())
 }
 
 /// `v` rounded up to a multiple of `unit` (`v` itself for a unit of 0 or 1).
