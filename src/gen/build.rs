@@ -199,7 +199,8 @@ fn threads_and_condition(cycle: &Cycle, sk: &Skeleton) -> (Vec<Vec<String>>, Vec
     (code.into_iter().map(|c| c.cells).collect(), conds)
 }
 
-pub(super) fn header(t: usize, p: &Placement) -> String {
+/// Thread `t`'s header: `P1@warp 0,cta 1,gpu 0` for its placement `p`.
+fn header(t: usize, p: &Placement) -> String {
     let mut s = format!("P{t}@");
     if let Some(w) = p.warp {
         let _ = write!(s, "warp {w},");
@@ -232,6 +233,19 @@ pub fn render(v: &Variant) -> Result<Generated, GenError> {
     let (cells, conds) = threads_and_condition(&v.cycle, &sk);
     let mut src = format!("PTX {}\n\"Cycle: {}\"\n{{\n", v.name, v.cycle.text());
     declarations(&mut src, sk.locations, v.space, aliases);
+    threads_table(&mut src, &places, &cells, &conds);
+    let note = format!("{}: {}; {}", v.shape, describe(&v.place, v.space), v.note);
+    finish(&v.name, &src, &note)
+}
+
+/// Appends the threads to `src`: a header for each at its placement, their instructions
+/// (`cells`, one column a thread) row by row, then `exists` over `conds`.
+pub(super) fn threads_table(
+    src: &mut String,
+    places: &[Placement],
+    cells: &[Vec<String>],
+    conds: &[String],
+) {
     let heads: Vec<String> = places
         .iter()
         .enumerate()
@@ -247,20 +261,16 @@ pub fn render(v: &Variant) -> Result<Generated, GenError> {
         let _ = writeln!(src, "{} ;", row.join(" | "));
     }
     let _ = writeln!(src, "exists ({})", conds.join(" /\\ "));
-    let test = litmus::parse(&src, Path::new(&format!("{}.litmus", v.name))).map_err(|e| {
-        GenError::msg(format!(
-            "{}: the generated text does not parse: {e}",
-            v.name
-        ))
-    })?;
+}
+
+/// Test `name` from its generated text `src`, printed canonically with `note` as a comment
+/// under its first line.
+pub(super) fn finish(name: &str, src: &str, note: &str) -> Result<Generated, GenError> {
+    let test = litmus::parse(src, Path::new(&format!("{name}.litmus")))
+        .map_err(|e| GenError::msg(format!("{name}: the generated text does not parse: {e}")))?;
     let canonical = litmus::print(&test);
     let (first, rest) = canonical.split_once('\n').unwrap_or((&canonical, ""));
-    let text = format!(
-        "{first}\n(* {}: {}; {} *)\n{rest}",
-        v.shape,
-        describe(&v.place, v.space),
-        v.note
-    );
+    let text = format!("{first}\n(* {note} *)\n{rest}");
     Ok(Generated { test, text })
 }
 

@@ -7,9 +7,8 @@ use super::annot::FenceKind;
 use super::place::Place;
 use super::skeleton::loc_name;
 use super::GenError;
-use crate::litmus::{self, ast::Scope};
+use crate::litmus::ast::Scope;
 use std::fmt::Write;
-use std::path::Path;
 
 /// The test text of a widened IRIW with `n` writers, relaxed accesses at `scope`, and
 /// `between` (if any) between a reader's loads.
@@ -49,30 +48,13 @@ pub fn iriw(
     }
     src.push_str("}\n");
     let places = place.threads(2 * n)?;
-    let heads: Vec<String> = places
-        .iter()
-        .enumerate()
-        .map(|(t, p)| super::build::header(t, p))
-        .collect();
-    let _ = writeln!(src, "{} ;", heads.join(" | "));
-    for r in 0..cols.iter().map(Vec::len).max().unwrap_or(0) {
-        let row: Vec<&str> = cols
-            .iter()
-            .map(|c| c.get(r).map_or("", String::as_str))
-            .collect();
-        let _ = writeln!(src, "{} ;", row.join(" | "));
-    }
-    let _ = writeln!(src, "exists ({})", conds.join(" /\\ "));
-    let test = litmus::parse(&src, Path::new(&format!("{name}.litmus")))
-        .map_err(|e| GenError::msg(format!("{name}: the generated text does not parse: {e}")))?;
-    let canonical = litmus::print(&test);
-    let (first, rest) = canonical.split_once('\n').unwrap_or((&canonical, ""));
-    let text = format!(
-        "{first}\n(* IRIW widened to {n} writers and {n} readers, {} threads, {} events *)\n{rest}",
+    super::build::threads_table(&mut src, &places, &cols, &conds);
+    let note = format!(
+        "IRIW widened to {n} writers and {n} readers, {} threads, {} events",
         2 * n,
         n + n * n
     );
-    Ok(super::Generated { test, text })
+    super::build::finish(&name, &src, &note)
 }
 
 #[cfg(test)]
