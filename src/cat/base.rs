@@ -169,33 +169,39 @@ fn syncbar(a: &Event, b: &Event, pa: &Placement, pb: &Placement) -> bool {
 
 /// The base names that depend only on the events and program order of `sk`.
 pub fn static_env(sk: &Skeleton) -> Env {
-    let ev = &sk.events;
-    let n = ev.len();
+    let n = sk.events.len();
     let mut env = empty_env(n);
-    for (i, e) in ev.iter().enumerate() {
+    for (i, e) in sk.events.iter().enumerate() {
         for t in tags(e) {
             if let Some(Val::Set(s)) = env.get_mut(t) {
                 *s |= 1 << i;
             }
         }
     }
-    let place = |i: usize| sk.places[i];
-    let same_thread = |i: usize, j: usize| ev[i].thread.is_some() && ev[i].thread == ev[j].thread;
+    for (name, m) in program_relations(sk).into_iter().chain(place_relations(sk)) {
+        env.insert(name.into(), Val::Rel(m));
+    }
+    env
+}
+
+/// Whether events `i` and `j` are of one thread (the initial writes are of none).
+fn same_thread(ev: &[Event], i: usize, j: usize) -> bool {
+    ev[i].thread.is_some() && ev[i].thread == ev[j].thread
+}
+
+/// The relations the program text fixes: identity, threads, locations, `po` and the
+/// dependencies.
+fn program_relations(sk: &Skeleton) -> Vec<(&'static str, Mat)> {
+    let ev = &sk.events;
+    let n = ev.len();
+    let same_thread = |i: usize, j: usize| same_thread(ev, i, j);
     let mem = |i: usize| ev[i].is_memory();
     let loc = Mat::from_fn(n, |i, j| mem(i) && mem(j) && ev[i].loc == ev[j].loc);
     let po = Mat {
         rows: sk.po.clone(),
     };
-    let rel = |rows: &Vec<Set>| Val::Rel(Mat { rows: rows.clone() });
-    let sr = Mat::from_fn(n, |i, j| {
-        match (scope_of(&ev[i]), scope_of(&ev[j]), place(i), place(j)) {
-            (Some(si), Some(sj), Some(pi), Some(pj)) => {
-                pi.scope_includes(si, &pj) && pj.scope_includes(sj, &pi)
-            }
-            _ => false,
-        }
-    });
-    let pairs: Vec<(&str, Mat)> = vec![
+    let rel = |rows: &Vec<Set>| Mat { rows: rows.clone() };
+    vec![
         ("id", Mat::id_on(n, all(n))),
         ("int", Mat::from_fn(n, same_thread)),
         ("ext", Mat::from_fn(n, |i, j| !same_thread(i, j))),
@@ -206,6 +212,31 @@ pub fn static_env(sk: &Skeleton) -> Env {
             }),
         ),
         ("po-loc", po.zip(&loc, |a, b| a & b)),
+        ("loc", loc),
+        ("po", po),
+        ("rmw", rel(&sk.rmw)),
+        ("addr", rel(&sk.addr)),
+        ("data", rel(&sk.data)),
+        ("ctrl", rel(&sk.ctrl)),
+    ]
+}
+
+/// The relations the threads' places fix: `sr` (each in the other's scope), `scta` and
+/// `syncbar`.
+fn place_relations(sk: &Skeleton) -> Vec<(&'static str, Mat)> {
+    let ev = &sk.events;
+    let n = ev.len();
+    let place = |i: usize| sk.places[i];
+    let same_thread = |i: usize, j: usize| same_thread(ev, i, j);
+    let sr = Mat::from_fn(n, |i, j| {
+        match (scope_of(&ev[i]), scope_of(&ev[j]), place(i), place(j)) {
+            (Some(si), Some(sj), Some(pi), Some(pj)) => {
+                pi.scope_includes(si, &pj) && pj.scope_includes(sj, &pi)
+            }
+            _ => false,
+        }
+    });
+    vec![
         ("sr", sr),
         (
             "scta",
@@ -221,21 +252,7 @@ pub fn static_env(sk: &Skeleton) -> Env {
                 _ => false,
             }),
         ),
-        ("loc", loc),
-        ("po", po),
-    ];
-    for (name, m) in pairs {
-        env.insert(name.into(), Val::Rel(m));
-    }
-    for (name, rows) in [
-        ("rmw", &sk.rmw),
-        ("addr", &sk.addr),
-        ("data", &sk.data),
-        ("ctrl", &sk.ctrl),
-    ] {
-        env.insert(name.into(), rel(rows));
-    }
-    env
+    ]
 }
 
 /// Adds a candidate's choices to a static environment.
