@@ -82,8 +82,7 @@ impl Parser {
     }
 
     fn expect(&mut self, t: Tok, what: &str) -> Result<(), CatError> {
-        if self.peek() == Some(&t) {
-            self.pos += 1;
+        if self.eat(&t) {
             Ok(())
         } else {
             Err(self.err(&format!("expected {what}")))
@@ -101,51 +100,70 @@ impl Parser {
         }
     }
 
+    /// Consumes keyword `kw` if it comes next; says whether it did.
+    fn eat_kw(&mut self, kw: &str) -> bool {
+        let here = is_kw(self.peek(), kw);
+        self.pos += usize::from(here);
+        here
+    }
+
+    /// Consumes token `t` if it comes next; says whether it did.
+    fn eat(&mut self, t: &Tok) -> bool {
+        let here = self.peek() == Some(t);
+        self.pos += usize::from(here);
+        here
+    }
+
+    /// One statement; `None` for one that only displays (`show`).
     fn stmt(&mut self) -> Result<Option<Stmt>, CatError> {
-        let line = self.line();
-        if is_kw(self.peek(), "let") {
-            self.pos += 1;
-            if is_kw(self.peek(), "rec") {
-                self.pos += 1;
-                let mut binds = vec![self.binding()?];
-                while is_kw(self.peek(), "and") {
-                    self.pos += 1;
-                    binds.push(self.binding()?);
-                }
-                return Ok(Some(Stmt::LetRec(binds)));
-            }
-            let (n, e) = self.binding()?;
-            return Ok(Some(Stmt::Let(n, e)));
+        if self.eat_kw("let") {
+            return self.let_stmt().map(Some);
         }
         if is_kw(self.peek(), "include") {
             return Err(CatError::at(
-                line,
+                self.line(),
                 "`include` is not supported: give one file",
             ));
         }
-        if is_kw(self.peek(), "show") {
-            // Display only: parsed and dropped.
-            self.pos += 1;
-            loop {
-                self.expr()?;
-                if is_kw(self.peek(), "as") {
-                    self.pos += 1;
-                    self.name()?;
-                }
-                if self.peek() != Some(&Tok::Comma) {
-                    return Ok(None);
-                }
-                self.pos += 1;
+        if self.eat_kw("show") {
+            self.show()?;
+            return Ok(None);
+        }
+        self.check().map(Some)
+    }
+
+    /// After `let`: one binding, or `rec` and bindings joined by `and`.
+    fn let_stmt(&mut self) -> Result<Stmt, CatError> {
+        if !self.eat_kw("rec") {
+            let (n, e) = self.binding()?;
+            return Ok(Stmt::Let(n, e));
+        }
+        let mut binds = vec![self.binding()?];
+        while self.eat_kw("and") {
+            binds.push(self.binding()?);
+        }
+        Ok(Stmt::LetRec(binds))
+    }
+
+    /// After `show`: its expressions, each perhaps named with `as`, read and dropped (they
+    /// only display).
+    fn show(&mut self) -> Result<(), CatError> {
+        loop {
+            self.expr()?;
+            if self.eat_kw("as") {
+                self.name()?;
+            }
+            if !self.eat(&Tok::Comma) {
+                return Ok(());
             }
         }
-        let flag = is_kw(self.peek(), "flag");
-        if flag {
-            self.pos += 1;
-        }
-        let negated = self.peek() == Some(&Tok::Not);
-        if negated {
-            self.pos += 1;
-        }
+    }
+
+    /// `[flag] [~] acyclic|irreflexive|empty EXPR [as NAME]`.
+    fn check(&mut self) -> Result<Stmt, CatError> {
+        let line = self.line();
+        let flag = self.eat_kw("flag");
+        let negated = self.eat(&Tok::Not);
         let kind = match self.peek() {
             Some(Tok::Name(n)) if n == "acyclic" => CheckKind::Acyclic,
             Some(Tok::Name(n)) if n == "irreflexive" => CheckKind::Irreflexive,
@@ -154,20 +172,19 @@ impl Parser {
         };
         self.pos += 1;
         let expr = self.expr()?;
-        let name = if is_kw(self.peek(), "as") {
-            self.pos += 1;
+        let name = if self.eat_kw("as") {
             Some(self.name()?)
         } else {
             None
         };
-        Ok(Some(Stmt::Check {
+        Ok(Stmt::Check {
             kind,
             negated,
             flag,
             expr,
             name,
             line,
-        }))
+        })
     }
 
     fn binding(&mut self) -> Result<(String, Expr), CatError> {
@@ -190,8 +207,7 @@ impl Parser {
             return self.unary();
         }
         let mut e = self.binary(level + 1)?;
-        while self.peek() == Some(&OPS[level]) {
-            self.pos += 1;
+        while self.eat(&OPS[level]) {
             let r = Box::new(self.binary(level + 1)?);
             let l = Box::new(e);
             e = match level {
@@ -205,8 +221,7 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Expr, CatError> {
-        if self.peek() == Some(&Tok::Not) {
-            self.pos += 1;
+        if self.eat(&Tok::Not) {
             return Ok(Expr::Complement(Box::new(self.unary()?)));
         }
         self.postfix()
@@ -332,5 +347,22 @@ mod tests {
         assert!(e.message.contains("`)`"), "{}", e.message);
         assert!(parse("let f(x) = x").is_err());
         assert!(parse("include \"x.cat\"").is_err());
+    }
+
+    #[test]
+    fn show_is_read_and_dropped_and_a_flag_keeps_its_line() {
+        let m = parse("show po as p, rf\nflag ~empty po as f").unwrap();
+        assert_eq!(m.stmts.len(), 1, "{:?}", m.stmts);
+        assert!(matches!(
+            &m.stmts[0],
+            Stmt::Check {
+                kind: CheckKind::Empty,
+                negated: true,
+                flag: true,
+                line: 2,
+                ..
+            }
+        ));
+        assert!(parse("show po,").is_err());
     }
 }
