@@ -228,6 +228,63 @@ fn a_step_past_the_budget_is_stopped_and_stays_to_do() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A supervisor's stop as GNU `timeout` and Slurm send it: SIGTERM to the whole process group,
+/// and again. The step's process still finishes its test (hung here for 6 s) rather than
+/// dying at the second signal, and the campaign packs the step, says what stopped it and
+/// writes its summary.
+#[cfg(unix)]
+#[test]
+fn sigterm_sent_twice_to_the_campaign_s_group_still_packs_the_step() {
+    use std::os::unix::process::CommandExt;
+    use std::time::Duration;
+    let dir = scratch("twice");
+    let manifest = dir.join("m.txt");
+    let test = "MP+rlx.gpu+rlx.gpu";
+    std::fs::write(
+        &manifest,
+        format!("mp 60 run litmus/mp/{test}.litmus --iterations 100000 -o inject=hang:{test}:6\n"),
+    )
+    .unwrap();
+    let (out, results) = (dir.join("out"), dir.join("results"));
+    let child = bin()
+        .args(["campaign", "run", "--backend", "cpu", "--budget", "120s"])
+        .arg("--manifest")
+        .arg(&manifest)
+        .arg("--results")
+        .arg(&results)
+        .arg("--out")
+        .arg(&out)
+        .process_group(0)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let group = format!("-{}", child.id());
+    for wait in [2500, 1000] {
+        std::thread::sleep(Duration::from_millis(wait));
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", "--", &group])
+            .status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -TERM -- {group}");
+    }
+    let o = child.wait_with_output().unwrap();
+    let said = text(&o.stdout);
+    assert!(o.status.code().is_some(), "{:?} {said}", o.status);
+    assert!(said.contains("mp: INCOMPLETE"), "{said}");
+    let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
+    assert!(summary.contains("stopped by SIGTERM"), "{summary}");
+    let o = bin()
+        .args(["campaign", "unpack", "--results"])
+        .arg(&results)
+        .arg(out.join("mp.tar.gz"))
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let rec = progress::read(&step_dir(&results, "mp").join(progress::RECORD)).unwrap();
+    // The hung test ended as timed out (exit 4) in its own time; killed, it would say -1.
+    assert_eq!(rec.exits, vec![4], "{:?}", rec.notes);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_checked_in_manifest_reads_and_says_what_comes_first() {
     let empty = scratch("fresh");

@@ -207,6 +207,15 @@ fn stop_before(packed: usize, stopped: bool, room: u64) -> Option<String> {
     })
 }
 
+/// What stopped a step's process: the signal the campaign was stopped by, else the end of
+/// the budget.
+fn stopped_by() -> String {
+    match interrupt::signal_name() {
+        Some(sig) => format!("stopped by {sig}"),
+        None => "stopped at the end of the budget".into(),
+    }
+}
+
 /// Why `step`, needing `need` seconds, does not start with `left` seconds of the budget.
 fn late(step: &Step, need: f64, left: f64) -> String {
     format!(
@@ -292,7 +301,7 @@ fn run_step(
             let end = supervise(cmd, deadline, &dir.join("log.txt"))?;
             let mut notes = Vec::new();
             if end.stopped {
-                notes.push("stopped at the end of the budget".into());
+                notes.push(stopped_by());
             }
             Ok(Outcome {
                 run,
@@ -340,8 +349,10 @@ fn run_tests(
     }
     let stopped = t.run(ctx, flags, run, deadline, &log)?;
     if stopped {
-        t.notes
-            .push("stopped at the end of the budget; the rest of the step did not run".into());
+        t.notes.push(format!(
+            "{}; the rest of the step did not run",
+            stopped_by()
+        ));
     }
     if t.parts.is_empty() {
         return Err(format!(

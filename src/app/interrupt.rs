@@ -1,7 +1,8 @@
 //! Stopping a run without losing it: the first SIGINT (Ctrl-C), SIGTERM (`kill`, `timeout`,
 //! a Slurm time limit) or SIGHUP (a closed terminal) asks the running test to stop after its
 //! current round, and the model to give up within a fraction of a second, so that the result
-//! set is completed and marked partial; a second signal kills the process as usual.
+//! set is completed and marked partial. A second Ctrl-C or hang-up kills the process as usual;
+//! a repeated SIGTERM does not, since supervisors send it twice (SIGKILL ends it at once).
 //!
 //! This is the project's only binding to a C library function outside the CUDA backend: the
 //! C standard library's `signal(2)`, declared below rather than pulled in through a crate, with
@@ -34,10 +35,16 @@ mod imp {
     }
 
     extern "C" fn on_stop(sig: c_int) {
-        SIGNAL.store(sig, Ordering::SeqCst);
+        let _ = SIGNAL.compare_exchange(0, sig, Ordering::SeqCst, Ordering::SeqCst);
         INTERRUPTED.store(true, Ordering::SeqCst);
-        // SAFETY: `signal` is async-signal-safe; restoring SIG_DFL makes a second signal
-        // terminate the process the ordinary way.
+        // A supervisor sends SIGTERM more than once (GNU `timeout` to the process and again
+        // to its group; Slurm to every process of the step, which a campaign then forwards to
+        // its step's process): the handler stays, and SIGKILL ends the process at once.
+        if sig == SIGTERM {
+            return;
+        }
+        // SAFETY: `signal` is async-signal-safe; restoring SIG_DFL makes a second Ctrl-C (or
+        // hang-up) terminate the process the ordinary way.
         unsafe {
             signal(sig, SIG_DFL);
         }
