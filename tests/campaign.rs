@@ -90,12 +90,7 @@ fn a_campaign_runs_packs_unpacks_and_resumes_from_what_is_done() {
     );
 
     let archives: Vec<PathBuf> = files[..4].iter().map(|(n, _)| out.join(n)).collect();
-    let mut u = bin();
-    u.args(["campaign", "unpack", "--results"])
-        .arg(&results)
-        .args(&archives);
-    let o = u.output().unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    unpack(&results, &archives);
     // The step that lost its device: one result set, complete, the hung test recorded as
     // timed out and every other test counted.
     let sb = step_dir(&results, "sb");
@@ -206,13 +201,7 @@ fn a_step_past_the_budget_is_stopped_and_stays_to_do() {
         "{}",
         text(&o.stdout)
     );
-    let o = bin()
-        .args(["campaign", "unpack", "--results"])
-        .arg(&results)
-        .arg(out.join("slow.tar.gz"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    unpack(&results, &[out.join("slow.tar.gz")]);
     let slow = step_dir(&results, "slow");
     assert!(slow.join("started.txt").is_file());
     let rec = progress::read(&slow.join(progress::RECORD)).unwrap();
@@ -272,13 +261,7 @@ fn sigterm_sent_twice_to_the_campaign_s_group_still_packs_the_step() {
     assert!(said.contains("mp: INCOMPLETE"), "{said}");
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
     assert!(summary.contains("stopped by SIGTERM"), "{summary}");
-    let o = bin()
-        .args(["campaign", "unpack", "--results"])
-        .arg(&results)
-        .arg(out.join("mp.tar.gz"))
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    unpack(&results, &[out.join("mp.tar.gz")]);
     let rec = progress::read(&step_dir(&results, "mp").join(progress::RECORD)).unwrap();
     // The hung test ended as timed out (exit 4) in its own time; killed, it would say -1.
     assert_eq!(rec.exits, vec![4], "{:?}", rec.notes);
@@ -449,13 +432,7 @@ fn the_checked_in_preflight_and_bench_steps_run_on_the_cpu_backend() {
         .filter(|(n, _)| n.ends_with(".gz") || n.ends_with(".tar"))
         .map(|(n, _)| out.join(n))
         .collect();
-    let o = bin()
-        .args(["campaign", "unpack", "--results"])
-        .arg(&results)
-        .args(&archives)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    unpack(&results, &archives);
     let report =
         std::fs::read_to_string(step_dir(&results, "preflight").join("preflight.txt")).unwrap();
     for preset in ["basic", "interleave", "stress"] {
@@ -496,13 +473,7 @@ fn the_checked_in_tune_step_runs_on_the_cpu_backend_and_unpacks_with_its_page() 
         .filter(|(n, _)| n.ends_with(".gz"))
         .map(|(n, _)| out.join(n))
         .collect();
-    let o = bin()
-        .args(["campaign", "unpack", "--results"])
-        .arg(&results)
-        .args(&archives)
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    unpack(&results, &archives);
     let tuned = step_dir(&results, "tune").join("tuned");
     for family in ["SB", "MP", "LB", "2+2W", "WRC", "IRIW"] {
         let file = std::fs::read_to_string(tuned.join(format!("{family}.stress"))).unwrap();
@@ -570,13 +541,7 @@ fn a_process_that_saw_a_violation_before_it_lost_the_device_still_hands_on_its_t
         "{said}"
     );
     let archive = out.join("sb.tar.gz");
-    let u = bin()
-        .args(["campaign", "unpack", "--results"])
-        .arg(&results)
-        .arg(&archive)
-        .output()
-        .unwrap();
-    assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+    unpack(&results, &[&archive]);
     let rec = progress::read(&step_dir(&results, "sb").join(progress::RECORD)).unwrap();
     assert_eq!(rec.exits, [1, 1]);
     let _ = std::fs::remove_dir_all(&dir);
@@ -598,12 +563,12 @@ fn one_step(dir: &Path, step: &str, budget: &str) -> (String, PathBuf, PathBuf) 
     (said, out, results)
 }
 
-/// Unpacks `archive` into `results`, which must succeed.
-fn unpack(results: &Path, archive: &Path) {
+/// Unpacks `archives` into `results`, which must succeed.
+fn unpack<P: AsRef<Path>>(results: &Path, archives: &[P]) {
     let u = bin()
         .args(["campaign", "unpack", "--results"])
         .arg(results)
-        .arg(archive)
+        .args(archives.iter().map(AsRef::as_ref))
         .output()
         .unwrap();
     assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
@@ -633,7 +598,7 @@ fn the_violations_a_step_saw_are_replayed_in_its_window_and_come_back_with_it() 
         wrc.len() - 3
     );
     assert!(said.contains(&more), "{said}");
-    unpack(&results, &out.join("wrc.tar.gz"));
+    unpack(&results, &[out.join("wrc.tar.gz")]);
     let step = step_dir(&results, "wrc");
     let rec = progress::read(&step.join(progress::RECORD)).unwrap();
     assert_eq!(
@@ -675,7 +640,7 @@ fn a_test_whose_name_passes_ustar_s_100_bytes_is_packed_and_unpacked_whole() {
     let step = format!("long 30 run {} --iterations 200", longest.display());
     let (said, out, results) = one_step(&dir, &step, "60s");
     assert!(said.contains("long: complete"), "{said}");
-    unpack(&results, &out.join("long.tar.gz"));
+    unpack(&results, &[out.join("long.tar.gz")]);
     let set = ptx_litmus::results::read_result_set(&step_dir(&results, "long")).unwrap();
     assert_eq!(set.tests.len(), 1);
     assert_eq!(set.tests[0].path, longest.display().to_string());
@@ -887,13 +852,7 @@ fn window_of(manifest: &Path, results: &Path, out: &Path, budget: &str) -> Strin
         ("--out", out),
     ];
     let said = text(&campaign(&["run", "--backend", "cpu", "--budget", budget], &dirs).stdout);
-    let u = bin()
-        .args(["campaign", "unpack", "--results"])
-        .arg(results)
-        .arg(out.join("s.tar.gz"))
-        .output()
-        .unwrap();
-    assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+    unpack(results, &[out.join("s.tar.gz")]);
     said
 }
 
@@ -992,13 +951,11 @@ fn a_step_that_does_not_fit_leaves_the_budget_to_shorter_ones_after_it() {
         "{said}"
     );
     assert_eq!(names, ["a.tar.gz", "b.tar.gz", "summary.txt"]);
-    let u = bin()
-        .args(["campaign", "unpack", "--results"])
-        .arg(&results)
-        .args(names[..2].iter().map(|n| dir.join("out1").join(n)))
-        .output()
-        .unwrap();
-    assert_eq!(u.status.code(), Some(0), "{}", text(&u.stderr));
+    let archives: Vec<PathBuf> = names[..2]
+        .iter()
+        .map(|n| dir.join("out1").join(n))
+        .collect();
+    unpack(&results, &archives);
     // A run step longer than any window starts in one of its own, to be cut and resumed; a
     // script step that long never starts (it would start again from nothing each time).
     let (_, said, names) = go(&dir.join("out2"), "20s");
