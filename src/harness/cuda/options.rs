@@ -3,7 +3,9 @@
 use super::compiler::Compiler;
 use super::submit::{LaunchMode, DEFAULT_GRAPH};
 use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
 use std::path::PathBuf;
+use std::str::FromStr;
 
 /// Options of the CUDA backend.
 #[derive(Clone, Debug, PartialEq)]
@@ -76,47 +78,12 @@ impl CudaOptions {
         let mut o = CudaOptions::default();
         for (k, v) in options {
             match k.as_str() {
-                "device" => {
-                    o.device = v
-                        .parse()
-                        .ok()
-                        .filter(|d| *d >= 0)
-                        .ok_or_else(|| format!("cuda option device={v}: expected 0, 1, ..."))?
-                }
-                "batch" => {
-                    o.batch = Some(
-                        v.parse()
-                            .ok()
-                            .filter(|b| (1..=1 << 20).contains(b))
-                            .ok_or_else(|| {
-                                format!("cuda option batch={v}: expected 1..=1048576 launches")
-                            })?,
-                    )
-                }
-                "wait_s" => {
-                    o.wait_s = v
-                        .parse()
-                        .ok()
-                        .filter(|s| (0.001..=3600.0).contains(s))
-                        .ok_or_else(|| {
-                            format!("cuda option wait_s={v}: expected 0.001..=3600 seconds")
-                        })?
-                }
-                "grid" => {
-                    o.fill = match v.as_str() {
-                        "fill" => true,
-                        "preset" => false,
-                        _ => return Err(format!("cuda option grid={v}: expected fill or preset")),
-                    }
-                }
+                "device" => o.device = number(k, v, 0..=i32::MAX, "0, 1, ...")?,
+                "batch" => o.batch = Some(number(k, v, 1..=1 << 20, "1..=1048576 launches")?),
+                "wait_s" => o.wait_s = number(k, v, 0.001..=3600.0, "0.001..=3600 seconds")?,
+                "grid" => o.fill = either(k, v, "fill", "preset")?,
                 "graph" => o.launch_mode = launch_mode(v)?,
-                "sass_check" => {
-                    o.sass_check = match v.as_str() {
-                        "on" => true,
-                        "off" => false,
-                        _ => return Err(format!("cuda option sass_check={v}: expected on or off")),
-                    }
-                }
+                "sass_check" => o.sass_check = either(k, v, "on", "off")?,
                 "compiler" => o.compiler = v.parse().map_err(|e| format!("cuda option {e}"))?,
                 "sass_dir" if !v.is_empty() => o.sass_dir = Some(PathBuf::from(v)),
                 "sass_dir" => return Err("cuda option sass_dir: expected a directory".into()),
@@ -129,6 +96,28 @@ impl CudaOptions {
             }
         }
         Ok(o)
+    }
+}
+
+/// Option `k`'s value `v` as a number within `range`, or the error saying what is expected.
+fn number<T: FromStr + PartialOrd>(
+    k: &str,
+    v: &str,
+    range: RangeInclusive<T>,
+    expected: &str,
+) -> Result<T, String> {
+    v.parse()
+        .ok()
+        .filter(|x| range.contains(x))
+        .ok_or_else(|| format!("cuda option {k}={v}: expected {expected}"))
+}
+
+/// Option `k`'s value `v` as one of two words: `yes` is true, `no` false.
+fn either(k: &str, v: &str, yes: &str, no: &str) -> Result<bool, String> {
+    match v {
+        _ if v == yes => Ok(true),
+        _ if v == no => Ok(false),
+        _ => Err(format!("cuda option {k}={v}: expected {yes} or {no}")),
     }
 }
 
@@ -246,6 +235,15 @@ mod tests {
         assert!(CudaOptions::parse(&map(&[("compiler", "nvcc")])).is_err());
         assert!(CudaOptions::parse(&map(&[("wait_s", "0")])).is_err());
         assert!(CudaOptions::parse(&map(&[("wait_s", "nan")])).is_err());
+        let bad = |k: &str, v: &str| CudaOptions::parse(&map(&[(k, v)])).unwrap_err();
+        assert_eq!(
+            bad("sass_check", "yes"),
+            "cuda option sass_check=yes: expected on or off"
+        );
+        assert_eq!(
+            bad("batch", "2000000"),
+            "cuda option batch=2000000: expected 1..=1048576 launches"
+        );
         assert!(CudaOptions::default().fill);
         assert!(
             !CudaOptions::parse(&map(&[("grid", "preset")]))
