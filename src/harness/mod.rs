@@ -14,6 +14,7 @@ pub mod cuda;
 pub mod fault;
 pub mod health;
 pub mod notes;
+pub mod option_value;
 pub mod options;
 pub mod parts;
 pub mod watchdog;

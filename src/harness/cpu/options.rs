@@ -1,5 +1,6 @@
 //! The CPU backend's options, read from [`RunParams::options`](crate::harness::RunParams).
 
+use crate::harness::option_value::number;
 use std::collections::BTreeMap;
 
 /// How the roles of one instance are brought together in time.
@@ -45,13 +46,7 @@ impl CpuOptions {
         let mut o = CpuOptions::default();
         for (k, v) in options {
             match k.as_str() {
-                "batch" => {
-                    o.batch = v
-                        .parse()
-                        .ok()
-                        .filter(|&b| b > 0 && b <= 1 << 24)
-                        .ok_or_else(|| format!("cpu option batch={v}: expected 1..=16777216"))?
-                }
+                "batch" => o.batch = number("cpu", k, v, 1..=1 << 24, "1..=16777216")?,
                 "pack" => o.pack = parse_bool(k, v)?,
                 "sync" => {
                     o.sync = match v.as_str() {

@@ -2,10 +2,9 @@
 
 use super::compiler::Compiler;
 use super::submit::{LaunchMode, DEFAULT_GRAPH};
+use crate::harness::option_value::number;
 use std::collections::BTreeMap;
-use std::ops::RangeInclusive;
 use std::path::PathBuf;
-use std::str::FromStr;
 
 /// Options of the CUDA backend.
 #[derive(Clone, Debug, PartialEq)]
@@ -78,9 +77,13 @@ impl CudaOptions {
         let mut o = CudaOptions::default();
         for (k, v) in options {
             match k.as_str() {
-                "device" => o.device = number(k, v, 0..=i32::MAX, "0, 1, ...")?,
-                "batch" => o.batch = Some(number(k, v, 1..=1 << 20, "1..=1048576 launches")?),
-                "wait_s" => o.wait_s = number(k, v, 0.001..=3600.0, "0.001..=3600 seconds")?,
+                "device" => o.device = number("cuda", k, v, 0..=i32::MAX, "0, 1, ...")?,
+                "batch" => {
+                    o.batch = Some(number("cuda", k, v, 1..=1 << 20, "1..=1048576 launches")?)
+                }
+                "wait_s" => {
+                    o.wait_s = number("cuda", k, v, 0.001..=3600.0, "0.001..=3600 seconds")?
+                }
                 "grid" => o.fill = either(k, v, "fill", "preset")?,
                 "graph" => o.launch_mode = launch_mode(v)?,
                 "sass_check" => o.sass_check = either(k, v, "on", "off")?,
@@ -97,19 +100,6 @@ impl CudaOptions {
         }
         Ok(o)
     }
-}
-
-/// Option `k`'s value `v` as a number within `range`, or the error saying what is expected.
-fn number<T: FromStr + PartialOrd>(
-    k: &str,
-    v: &str,
-    range: RangeInclusive<T>,
-    expected: &str,
-) -> Result<T, String> {
-    v.parse()
-        .ok()
-        .filter(|x| range.contains(x))
-        .ok_or_else(|| format!("cuda option {k}={v}: expected {expected}"))
 }
 
 /// Option `k`'s value `v` as one of two words: `yes` is true, `no` false.
