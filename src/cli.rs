@@ -273,6 +273,7 @@ pub struct CampaignShards {
 /// Arguments of `campaign submit`.
 #[derive(Debug, Args)]
 pub struct CampaignSubmitArgs {
+    /// The manifest, its step, the shard count, the shared folder and the backend.
     #[command(flatten)]
     pub shards: CampaignShards,
     /// Generic resources per task (default `gpu:1` on the cuda backend, none on the cpu one).
@@ -292,6 +293,7 @@ pub struct CampaignSubmitArgs {
 /// Arguments of `campaign task`.
 #[derive(Debug, Args)]
 pub struct CampaignTaskArgs {
+    /// The manifest, its step, the shard count, the shared folder and the backend.
     #[command(flatten)]
     pub shards: CampaignShards,
     /// Which shard, from 0 (`$SLURM_ARRAY_TASK_ID`).
@@ -302,6 +304,7 @@ pub struct CampaignTaskArgs {
 /// Arguments of `campaign collect`.
 #[derive(Debug, Args)]
 pub struct CampaignCollectArgs {
+    /// The manifest, its step, the shard count, the shared folder and the backend.
     #[command(flatten)]
     pub shards: CampaignShards,
     /// First wait until this Slurm job has left the queue (`squeue`).
@@ -329,6 +332,7 @@ pub struct CampaignCommon {
 /// Arguments of `campaign run`.
 #[derive(Debug, Args)]
 pub struct CampaignRunArgs {
+    /// The manifest, the results folder and the backend.
     #[command(flatten)]
     pub common: CampaignCommon,
     /// Wall-clock budget for everything: `540s`, `9m` or seconds.
@@ -350,6 +354,7 @@ pub struct CampaignRunArgs {
 /// Arguments of `campaign table`.
 #[derive(Debug, Args)]
 pub struct CampaignTableArgs {
+    /// The manifest, the results folder and the backend.
     #[command(flatten)]
     pub common: CampaignCommon,
     /// The `run` steps whose latest complete result sets the shape table reads, one preset
@@ -371,6 +376,7 @@ pub struct CampaignTableArgs {
 /// Arguments of `campaign status`.
 #[derive(Debug, Args)]
 pub struct CampaignStatusArgs {
+    /// The manifest, the results folder and the backend.
     #[command(flatten)]
     pub common: CampaignCommon,
     /// The budget of one window's `campaign run` (`480s`, `9m` or seconds): the steps still

@@ -7,6 +7,7 @@
 //! calls (`harness::cuda`) and the stop-signal handler (`app::interrupt`).
 
 #![deny(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod app;
 pub mod campaign;
