@@ -257,6 +257,8 @@ fn atom_type(op: AtomOp) -> &'static str {
 }
 
 impl fmt::Display for POp {
+    // One arm per PTX instruction: the spellings read best side by side.
+    #[allow(clippy::too_many_lines)]
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             POp::Ld {

@@ -118,6 +118,8 @@ fn addr(a: &Addr) -> String {
 }
 
 /// One instruction in canonical spelling.
+// One arm per instruction: the spellings read best side by side.
+#[allow(clippy::too_many_lines)]
 pub fn instr(i: &Instr) -> String {
     match i {
         Instr::Load {

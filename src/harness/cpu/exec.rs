@@ -339,7 +339,10 @@ pub fn run(
     status
 }
 
+// One arm per instruction in one loop: the hot path, kept in one function so that no
+// instruction costs a call.
 #[inline(always)]
+#[allow(clippy::too_many_lines)]
 fn interpret(
     role: &Role,
     mem: &[AtomicI64],
