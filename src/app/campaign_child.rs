@@ -49,10 +49,7 @@ pub fn supervise(mut cmd: Command, deadline: Instant, log: &Path) -> Result<Ende
         let now = Instant::now();
         match term_sent {
             None if now >= deadline || interrupt::requested() => {
-                // SIGTERM through kill(1): the project binds no signal-sending function.
-                let _ = Command::new("kill")
-                    .args(["-TERM", &child.id().to_string()])
-                    .status();
+                terminate(child.id());
                 term_sent = Some(now);
             }
             Some(t) if now.duration_since(t) > GRACE => {
@@ -62,4 +59,13 @@ pub fn supervise(mut cmd: Command, deadline: Instant, log: &Path) -> Result<Ende
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+}
+
+/// Sends SIGTERM to process `pid` through the shell's own `kill`: the project binds no
+/// signal-sending function, and a minimal image (a GPU machine's container) may lack the
+/// `kill` program, while every `sh` has `kill` built in.
+fn terminate(pid: u32) {
+    let _ = Command::new("sh")
+        .args(["-c", "kill -TERM \"$1\"", "sh", &pid.to_string()])
+        .status();
 }
