@@ -584,3 +584,48 @@ fn ctrl_c_stops_the_model_within_a_second() {
         text(&o.stderr)
     );
 }
+
+/// A second Ctrl-C ends a stopping run at once, as someone who presses it twice means; a
+/// second SIGTERM does not, since supervisors send it twice (GNU `timeout` to the process and
+/// to its group): the run finishes the test under way (hung here for 4 s) and writes its set.
+#[cfg(unix)]
+#[test]
+fn a_second_ctrl_c_kills_a_stopping_run_and_a_second_sigterm_does_not() {
+    use std::os::unix::process::ExitStatusExt;
+    for signal in ["INT", "TERM"] {
+        let dir = scratch(&format!("second-{signal}"));
+        std::fs::write(dir.join("MP.litmus"), MP).unwrap();
+        let name = ptx_litmus::litmus::parse(MP, Path::new("MP.litmus"))
+            .unwrap()
+            .name;
+        let inject = format!("inject=hang:{name}:4");
+        let mut child = bin()
+            .args(["run", "--backend", "cpu", "--quiet", "--iterations", "200"])
+            .args(["--out", "out", "--run-id", "s", "-o", &inject, "MP.litmus"])
+            .current_dir(&dir)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        for wait in [1500, 500] {
+            std::thread::sleep(Duration::from_millis(wait));
+            let sent = Command::new("kill")
+                .args([&format!("-{signal}"), &child.id().to_string()])
+                .status();
+            assert!(sent.is_ok_and(|s| s.success()), "kill -{signal}");
+        }
+        let o = child.wait_with_output().unwrap();
+        if signal == "INT" {
+            // Ended by SIGINT itself (2), not by an exit of its own.
+            assert_eq!(o.status.signal(), Some(2), "{}", text(&o.stderr));
+            continue;
+        }
+        assert!(o.status.code().is_some(), "{:?}", o.status);
+        let set = ptx_litmus::results::read_result_set(&set_dir(&dir, "s")).unwrap();
+        assert!(set.run.partial, "a stopped run reads as partial");
+        assert!(
+            set.run.skipped_tests[0].reason.contains("timed out"),
+            "{:?}",
+            set.run.skipped_tests
+        );
+    }
+}
