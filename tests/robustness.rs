@@ -599,7 +599,7 @@ fn a_second_ctrl_c_kills_a_stopping_run_and_a_second_sigterm_does_not() {
             .unwrap()
             .name;
         let inject = format!("inject=hang:{name}:4");
-        let mut child = bin()
+        let child = bin()
             .args(["run", "--backend", "cpu", "--quiet", "--iterations", "200"])
             .args(["--out", "out", "--run-id", "s", "-o", &inject, "MP.litmus"])
             .current_dir(&dir)
