@@ -149,39 +149,40 @@ impl Event {
         !self.is_memory() || self.strong
     }
 
+    /// A memory access's semantics in its label: `.weak`, or its order and scope
+    /// (`.acq.gpu`), then its proxy unless generic (`.tex`).
+    fn sem_label(&self) -> String {
+        let mut s = String::new();
+        if !self.strong {
+            s.push_str(".weak");
+        } else {
+            if self.acquire {
+                s.push_str(".acq");
+            }
+            if self.release {
+                s.push_str(".rel");
+            }
+            if !self.acquire && !self.release {
+                s.push_str(".rlx");
+            }
+            s.push('.');
+            s.push_str(self.scope.as_str());
+        }
+        s.push_str(match self.proxy {
+            Proxy::Texture => ".tex",
+            Proxy::Surface => ".sur",
+            Proxy::Constant => ".const",
+            Proxy::Generic => "",
+        });
+        s
+    }
+
     /// A short herd-like label, e.g. `W.rel.gpu x=1` or `F.sc.cta`.
     pub fn label(&self) -> String {
-        let sem = |e: &Event| {
-            let mut s = String::new();
-            if !e.strong {
-                s.push_str(".weak");
-            } else {
-                if e.acquire {
-                    s.push_str(".acq");
-                }
-                if e.release {
-                    s.push_str(".rel");
-                }
-                if !e.acquire && !e.release {
-                    s.push_str(".rlx");
-                }
-                s.push('.');
-                s.push_str(e.scope.as_str());
-            }
-            if e.proxy != Proxy::Generic {
-                s.push_str(match e.proxy {
-                    Proxy::Texture => ".tex",
-                    Proxy::Surface => ".sur",
-                    Proxy::Constant => ".const",
-                    Proxy::Generic => "",
-                });
-            }
-            s
-        };
         match self.kind {
-            Kind::Read => format!("R{} {}={}", sem(self), self.loc_name, self.value),
+            Kind::Read => format!("R{} {}={}", self.sem_label(), self.loc_name, self.value),
             Kind::Write if self.is_init() => format!("Winit {}={}", self.loc_name, self.value),
-            Kind::Write => format!("W{} {}={}", sem(self), self.loc_name, self.value),
+            Kind::Write => format!("W{} {}={}", self.sem_label(), self.loc_name, self.value),
             Kind::Fence(f) => match f {
                 FenceKind::Sc => format!("F.sc.{}", self.scope.as_str()),
                 FenceKind::AcqRel => format!("F.acq_rel.{}", self.scope.as_str()),
