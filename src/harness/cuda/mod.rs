@@ -169,6 +169,26 @@ struct Sized {
     probe_ms: Option<f64>,
 }
 
+impl Sized {
+    /// `kernel` run on the grid it was generated for, sized on no device.
+    fn as_is(kernel: Kernel) -> Sized {
+        Sized {
+            kernel,
+            compiled: None,
+            compiles: None,
+            probe_ms: None,
+        }
+    }
+}
+
+/// `test`'s kernel under `stress`; what the code generator cannot express is `Unsupported`.
+fn build_kernel(test: &Test, stress: &Stress) -> Result<Kernel, RunError> {
+    crate::codegen::build(test, stress).map_err(|e| match e {
+        CodegenError::Unsupported { .. } => RunError::Unsupported(e.to_string()),
+        other => RunError::Failed(other.to_string()),
+    })
+}
+
 /// What makes kernels of one preset take the same grid: the preset, the CTA shape, the
 /// cluster, the dynamic shared memory (their registers and static shared memory nearly always
 /// leave the grid as it is).
@@ -185,24 +205,13 @@ static GRIDS: Mutex<BTreeMap<GridKey, FullGrid>> = Mutex::new(BTreeMap::new());
 /// generated for the grid the last of their kind filled and loaded once, and run as loaded
 /// when their own fit gives that grid again (else they too are generated again).
 fn sized_kernel(test: &Test, params: &RunParams) -> Result<Sized, RunError> {
-    let build = |stress: &Stress| {
-        crate::codegen::build(test, stress).map_err(|e| match e {
-            CodegenError::Unsupported { .. } => RunError::Unsupported(e.to_string()),
-            other => RunError::Failed(other.to_string()),
-        })
-    };
+    let build = |stress: &Stress| build_kernel(test, stress);
     let kernel = build(&params.stress)?;
-    let as_is = |kernel| Sized {
-        kernel,
-        compiled: None,
-        compiles: None,
-        probe_ms: None,
-    };
     let BackendOptions::Cuda(opts) = &params.options.backend else {
-        return Ok(as_is(kernel));
+        return Ok(Sized::as_is(kernel));
     };
     if !opts.fill || !occupancy::fills(&params.stress) {
-        return Ok(as_is(kernel));
+        return Ok(Sized::as_is(kernel));
     }
     let gpu = driver::gpu(opts.device).map_err(RunError::Failed)?;
     support::check_ptx_isa(kernel.ptx_version, gpu.info.driver_api)
