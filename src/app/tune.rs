@@ -270,20 +270,6 @@ fn settings(ctx: &Context<'_>, outcome: &Outcome) -> Result<Vec<(String, String)
 fn provenance_lines(ctx: &Context<'_>, outcome: &Outcome) -> Vec<(String, String)> {
     let best = &outcome.trials[outcome.best];
     let base = &outcome.trials[0];
-    let e = |t: &crate::tune::Trial| {
-        let interval = if t.estimate.high == f64::MAX {
-            format!("no 99 % interval from {} chunk(s)", t.samples.len())
-        } else {
-            format!(
-                "99 % interval {:.3e} to {:.3e}",
-                t.estimate.low, t.estimate.high
-            )
-        };
-        format!(
-            "{:.3e} ({interval}; {} weak in {} instances, {:.2} s)",
-            t.estimate.rate, t.estimate.weak, t.estimate.instances, t.estimate.seconds
-        )
-    };
     let mut v = vec![
         ("backend".to_string(), ctx.backend.as_str().to_string()),
         (
@@ -309,8 +295,8 @@ fn provenance_lines(ctx: &Context<'_>, outcome: &Outcome) -> Vec<(String, String
             ),
         ),
         ("date".into(), now()),
-        ("weak/s".into(), e(best)),
-        ("baseline weak/s".into(), e(base)),
+        ("weak/s".into(), weak_rate_line(best)),
+        ("baseline weak/s".into(), weak_rate_line(base)),
         (
             "differs from baseline".into(),
             ctx.space.describe(&best.point),
@@ -324,6 +310,23 @@ fn provenance_lines(ctx: &Context<'_>, outcome: &Outcome) -> Vec<(String, String
     }
     v.extend(ctx.provenance.iter().map(|(k, x)| (k.clone(), x.clone())));
     v
+}
+
+/// A trial's weak/s in a tuned file's header: the rate, its 99 % interval (when it has one)
+/// and the counts and seconds it comes from.
+fn weak_rate_line(t: &crate::tune::Trial) -> String {
+    let interval = if t.estimate.high == f64::MAX {
+        format!("no 99 % interval from {} chunk(s)", t.samples.len())
+    } else {
+        format!(
+            "99 % interval {:.3e} to {:.3e}",
+            t.estimate.low, t.estimate.high
+        )
+    };
+    format!(
+        "{:.3e} ({interval}; {} weak in {} instances, {:.2} s)",
+        t.estimate.rate, t.estimate.weak, t.estimate.instances, t.estimate.seconds
+    )
 }
 
 /// What the final race measured, round by round: the winner's weak/s over the baseline's, or,
