@@ -4,7 +4,7 @@
 
 use super::interrupt;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long a stopped process may take to finish its result set before it is killed.
@@ -65,7 +65,10 @@ pub fn supervise(mut cmd: Command, deadline: Instant, log: &Path) -> Result<Ende
 /// signal-sending function, and a minimal image (a GPU machine's container) may lack the
 /// `kill` program, while every `sh` has `kill` built in.
 fn terminate(pid: u32) {
+    // Quiet: the process may have ended since it was last polled.
     let _ = Command::new("sh")
         .args(["-c", "kill -TERM \"$1\"", "sh", &pid.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .status();
 }
