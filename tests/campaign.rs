@@ -261,7 +261,10 @@ fn sigterm_sent_twice_to_the_campaign_s_group_still_packs_the_step() {
     let test = "MP+rlx.gpu+rlx.gpu";
     std::fs::write(
         &manifest,
-        format!("mp 60 run litmus/mp/{test}.litmus --iterations 100000 -o inject=hang:{test}:6\n"),
+        format!(
+            "mp 60 run litmus/mp/{test}.litmus --iterations 100000 -o inject=hang:{test}:6\n\
+             sb 10 run litmus/sb --iterations 1000\n"
+        ),
     )
     .unwrap();
     let (out, results) = (dir.join("out"), dir.join("results"));
@@ -291,6 +294,10 @@ fn sigterm_sent_twice_to_the_campaign_s_group_still_packs_the_step() {
     assert!(said.contains("mp: INCOMPLETE"), "{said}");
     let summary = std::fs::read_to_string(out.join("summary.txt")).unwrap();
     assert!(summary.contains("stopped by SIGTERM"), "{summary}");
+    assert!(
+        summary.contains("not run: sb (the campaign was stopped by SIGTERM)"),
+        "{summary}"
+    );
     unpack(&results, &[out.join("mp.tar.gz")]);
     let rec = progress::read(&step_dir(&results, "mp").join(progress::RECORD)).unwrap();
     // The hung test ended as timed out (exit 4) in its own time; killed, it would say -1.

@@ -191,7 +191,8 @@ const MIN_ROOM: u64 = 1 << 20;
 /// Why the campaign starts no further step after `packed` archives, if it does not.
 fn stop_before(packed: usize, stopped: bool, room: u64) -> Option<String> {
     if stopped {
-        return Some("the campaign was stopped".into());
+        let by = interrupt::signal_name().map_or(String::new(), |s| format!(" by {s}"));
+        return Some(format!("the campaign was stopped{by}"));
     }
     if room < MIN_ROOM {
         return Some(format!(
