@@ -305,6 +305,63 @@ fn sigterm_sent_twice_to_the_campaign_s_group_still_packs_the_step() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A step that fails by itself (a preflight check, a script's error) would fail the same way
+/// in every window and spend its time there: once its record is back, `status` marks it
+/// FAILED and leaves it out of the plan, `campaign run` holds it back and says so, and `--only`
+/// runs it again.
+#[test]
+fn a_step_that_failed_by_itself_is_held_back_until_named() {
+    let dir = scratch("failed");
+    let manifest = dir.join("m.txt");
+    let (fails, works) = (dir.join("fails.sh"), dir.join("works.sh"));
+    std::fs::write(&fails, "echo checking\nexit 1\n").unwrap();
+    std::fs::write(&works, "exit 0\n").unwrap();
+    std::fs::write(
+        &manifest,
+        format!(
+            "fails 5 script {}\nworks 5 script {}\n",
+            fails.display(),
+            works.display()
+        ),
+    )
+    .unwrap();
+    let results = dir.join("results");
+    let run_into = |out: &str, extra: &[&str]| {
+        let out = dir.join(out);
+        let dirs = [
+            ("--manifest", manifest.as_path()),
+            ("--results", &results),
+            ("--out", &out),
+        ];
+        let mut args = vec!["run", "--backend", "cpu", "--budget", "60s"];
+        args.extend(extra);
+        let said = text(&campaign(&args, &dirs).stdout);
+        (said, out)
+    };
+    let (said, out) = run_into("out1", &[]);
+    assert!(said.contains("fails: INCOMPLETE"), "{said}");
+    unpack(&results, &[out.join("fails.tar.gz")]);
+    let dirs = [("--manifest", manifest.as_path()), ("--results", &results)];
+    let status = text(&campaign(&["status", "--backend", "cpu"], &dirs).stdout);
+    assert!(status.contains("  FAILED  fails  "), "{status}");
+    assert!(
+        status.contains("`campaign run --only fails` runs it again"),
+        "{status}"
+    );
+    assert!(status.contains("  todo  works"), "{status}");
+    assert!(status.contains("next: works (1 step(s) left"), "{status}");
+    let (said, _) = run_into("out2", &[]);
+    assert!(
+        said.contains("held back: fails (it failed by itself in "),
+        "{said}"
+    );
+    assert!(!said.contains("fails: INCOMPLETE"), "{said}");
+    assert!(said.contains("works: complete"), "{said}");
+    let (said, _) = run_into("out3", &["--only", "fails"]);
+    assert!(said.contains("fails: INCOMPLETE"), "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_checked_in_manifest_reads_and_says_what_comes_first() {
     let empty = scratch("fresh");

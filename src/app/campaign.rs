@@ -47,26 +47,12 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
         c.results.display()
     );
     let pace = pace(c);
-    let width = all.iter().map(|(s, _)| s.name.len()).max().unwrap_or(0);
-    // The steps to do, with what each still needs (less where a resumed try will skip the
-    // tests an earlier one recorded).
-    let mut next: Vec<(&Step, f64)> = Vec::new();
-    for (step, st) in &all {
-        let name = crate::text::pad(&step.name, width);
-        match st {
-            Standing::Done(dir) => println!("  done  {name}  {}", dir.display()),
-            Standing::Todo(tries) => {
-                let resume = tries.last().and_then(|d| resumed(step, d, c));
-                let share = campaign_resume::share_left(&resume);
-                let need = window::need(step, pace.map(|p| p.factor), share);
-                let tried = tried(tries.last(), &resume, need);
-                println!("  todo  {name}  ~{} s{tried}", step.seconds);
-                next.push((step, need));
-            }
-        }
-    }
+    let (next, failed) = list_steps(c, &all, pace);
     let Some((first, _)) = next.first() else {
-        println!("every step is done");
+        match failed {
+            0 => println!("every step is done"),
+            n => println!("no step is left to do but the {n} that failed"),
+        }
         return Ok(Exit::Success);
     };
     if let Some(p) = pace {
@@ -90,6 +76,45 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
         args.budget
     );
     Ok(Exit::Success)
+}
+
+/// Prints each step's line (done, failed or to do); returns the steps to do, with what each
+/// still needs (less where a resumed try will skip the tests an earlier one recorded), and
+/// how many failed.
+fn list_steps<'a>(
+    c: &CampaignCommon,
+    all: &'a [(Step, Standing)],
+    pace: Option<progress::Pace>,
+) -> (Vec<(&'a Step, f64)>, usize) {
+    let width = all.iter().map(|(s, _)| s.name.len()).max().unwrap_or(0);
+    let mut next: Vec<(&Step, f64)> = Vec::new();
+    let mut failed = 0;
+    for (step, st) in all {
+        let name = crate::text::pad(&step.name, width);
+        match st {
+            Standing::Done(dir) => println!("  done  {name}  {}", dir.display()),
+            Standing::Failed(tries) => {
+                let dir = tries
+                    .last()
+                    .map_or(String::new(), |d| d.display().to_string());
+                println!(
+                    "  FAILED  {name}  {dir}  (it ended by itself without completing: see its \
+                     log; `campaign run --only {}` runs it again)",
+                    step.name
+                );
+                failed += 1;
+            }
+            Standing::Todo(tries) => {
+                let resume = tries.last().and_then(|d| resumed(step, d, c));
+                let share = campaign_resume::share_left(&resume);
+                let need = window::need(step, pace.map(|p| p.factor), share);
+                let tried = tried(tries.last(), &resume, need);
+                println!("  todo  {name}  ~{} s{tried}", step.seconds);
+                next.push((step, need));
+            }
+        }
+    }
+    (next, failed)
 }
 
 /// What the last try of a step left, for its `todo` line: where it is, and how much of the

@@ -38,6 +38,8 @@ struct Ctx {
 struct Outcome {
     run: String,
     complete: bool,
+    /// Whether the campaign stopped it rather than it ending by itself.
+    stopped: bool,
     exits: Vec<i32>,
     notes: Vec<String>,
 }
@@ -67,7 +69,12 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
         budget,
         pace,
     };
-    let (lines, failed) = time.run(&ctx, &todo, &steps)?;
+    let mut lines = held_back(args, &all);
+    for l in &lines {
+        println!("{l}");
+    }
+    let (ran, failed) = time.run(&ctx, &todo, &steps)?;
+    lines.extend(ran);
     let summary = write_summary(&ctx, &lines, started, budget);
     if args.work.is_none() {
         // The archives hold everything; a scratch folder of our own is not left behind.
@@ -75,6 +82,29 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
     }
     summary?;
     Ok(if failed { Exit::Error } else { Exit::Success })
+}
+
+/// A line for each step whose latest try failed by itself, which runs only when `--only`
+/// names it.
+fn held_back(args: &CampaignRunArgs, all: &[(Step, Standing)]) -> Vec<String> {
+    if !args.only.is_empty() {
+        return Vec::new();
+    }
+    let failed = all.iter().filter_map(|(s, st)| match st {
+        Standing::Failed(tries) => Some((s, tries.last()?)),
+        _ => None,
+    });
+    failed
+        .map(|(s, dir)| {
+            format!(
+                "held back: {} (it failed by itself in {}; `campaign run --only {}` runs it \
+                 again)",
+                s.name,
+                dir.display(),
+                s.name
+            )
+        })
+        .collect()
 }
 
 /// Each step to run, with the folders of its incomplete tries: the steps not done, or those
@@ -99,7 +129,7 @@ fn todo<'a>(
             false => args.only.contains(&s.name),
         })
         .map(|(s, st)| match st {
-            Standing::Todo(tries) => (s, tries.as_slice()),
+            Standing::Todo(tries) | Standing::Failed(tries) => (s, tries.as_slice()),
             Standing::Done(_) => (s, &[][..]),
         })
         .collect())
@@ -307,6 +337,7 @@ fn run_step(
             Ok(Outcome {
                 run,
                 complete: end.code == Some(0) && !end.stopped,
+                stopped: end.stopped,
                 exits: vec![end.code.unwrap_or(-1)],
                 notes,
             })
@@ -380,6 +411,7 @@ fn run_tests(
     Ok(Outcome {
         run: run.into(),
         complete,
+        stopped,
         exits: t.exits,
         notes: t.notes,
     })
@@ -558,6 +590,7 @@ fn finish_step(
         elapsed_s: t0.elapsed().as_secs_f64(),
         complete: o.complete,
         exits: o.exits,
+        stopped: o.stopped,
         notes: o.notes,
     };
     let archive = match pack_step(ctx, step, &rel, &mut record)? {

@@ -35,6 +35,10 @@ pub struct StepRecord {
     pub complete: bool,
     /// The exit code of each process it took (a run that lost its device goes on in another).
     pub exits: Vec<i32>,
+    /// Whether the campaign stopped it (at its deadline, or on a signal) rather than it
+    /// ending by itself.
+    #[serde(default)]
+    pub stopped: bool,
     /// What the step left out or went through, one line each.
     pub notes: Vec<String>,
 }
@@ -98,8 +102,13 @@ pub fn read(path: &Path) -> Result<StepRecord, String> {
 pub enum Standing {
     /// Completed on `backend` (the folder of the latest complete run).
     Done(PathBuf),
-    /// Not completed yet; the folders of incomplete attempts, if any.
+    /// Not completed yet; the folders of incomplete attempts, if any, oldest first.
     Todo(Vec<PathBuf>),
+    /// Its latest attempt ended by itself without completing (a preflight check failed, a
+    /// script's error): running it again as it is would spend a window's time on the same
+    /// failure, so it waits for a look (`campaign run --only STEP`); the folders of its
+    /// attempts, oldest first.
+    Failed(Vec<PathBuf>),
 }
 
 /// The standing of each step of `steps` on `backend`, from the records `found`.
@@ -107,13 +116,19 @@ pub fn standing(steps: &[Step], found: &[Found], backend: &str) -> Vec<Standing>
     steps
         .iter()
         .map(|s| {
-            let mine: Vec<&Found> = found
+            let mut mine: Vec<&Found> = found
                 .iter()
                 .filter(|f| f.record.step == s.name && f.record.backend == backend)
                 .collect();
-            match mine.iter().rev().find(|f| f.record.complete) {
-                Some(f) => Standing::Done(f.dir.clone()),
-                None => Standing::Todo(mine.iter().map(|f| f.dir.clone()).collect()),
+            // Oldest first, across machine folders too.
+            mine.sort_by(|a, b| (&a.record.started, &a.dir).cmp(&(&b.record.started, &b.dir)));
+            if let Some(f) = mine.iter().rev().find(|f| f.record.complete) {
+                return Standing::Done(f.dir.clone());
+            }
+            let tries = mine.iter().map(|f| f.dir.clone()).collect();
+            match mine.last() {
+                Some(f) if !f.record.stopped => Standing::Failed(tries),
+                _ => Standing::Todo(tries),
             }
         })
         .collect()
@@ -185,8 +200,52 @@ mod tests {
             elapsed_s: 1.0,
             complete,
             exits: vec![0],
+            stopped: !complete,
             notes: vec![],
         }
+    }
+
+    /// A record of step `step` that started at `started`, complete or not, stopped or not.
+    fn tried(step: &str, started: &str, complete: bool, stopped: bool) -> Found {
+        let mut record = record(step, "cuda", complete);
+        record.started = started.into();
+        record.stopped = stopped;
+        Found {
+            record,
+            dir: PathBuf::from(format!("m/{step}-{started}")),
+        }
+    }
+
+    #[test]
+    fn a_step_whose_latest_try_failed_by_itself_waits_for_a_look() {
+        let steps = manifest::parse("a 1 run x\nb 1 run x\nc 1 run x\n", Path::new("m")).unwrap();
+        let found = [
+            // a: stopped at its deadline, then failed by itself (listed out of time order).
+            tried("a", "2", false, false),
+            tried("a", "1", false, true),
+            // b: failed by itself, then stopped: it runs again.
+            tried("b", "1", false, false),
+            tried("b", "2", false, true),
+            // c: failed by itself, then complete.
+            tried("c", "1", false, false),
+            tried("c", "2", true, false),
+        ];
+        let s = standing(&steps, &found, "cuda");
+        let Standing::Failed(a) = &s[0] else {
+            panic!("{:?}", s[0]);
+        };
+        assert_eq!(
+            a.last().unwrap(),
+            Path::new("m/a-2"),
+            "the failed try comes last"
+        );
+        assert!(matches!(&s[1], Standing::Todo(t) if t.last().unwrap().ends_with("b-2")));
+        assert!(matches!(&s[2], Standing::Done(d) if d.ends_with("c-2")));
+        // A record written before `stopped` was recorded reads as not stopped.
+        let old = r#"{"format":"ptx-litmus-campaign-step/1","step":"a","command":"","backend":"cuda",
+            "machine":"m","run":"a-1","started":"1","elapsed_s":1.0,"complete":false,"exits":[1],
+            "notes":[]}"#;
+        assert!(!serde_json::from_str::<StepRecord>(old).unwrap().stopped);
     }
 
     #[test]
