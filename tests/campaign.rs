@@ -307,7 +307,7 @@ fn sigterm_sent_twice_to_the_campaign_s_group_still_packs_the_step() {
 
 /// A step that fails by itself (a preflight check, a script's error) would fail the same way
 /// in every window and spend its time there: once its record is back, `status` marks it
-/// FAILED and leaves it out of the plan, `campaign run` holds it back and says so, and `--only`
+/// `fail` and leaves it out of the plan, `campaign run` holds it back and says so, and `--only`
 /// runs it again.
 #[test]
 fn a_step_that_failed_by_itself_is_held_back_until_named() {
@@ -343,7 +343,7 @@ fn a_step_that_failed_by_itself_is_held_back_until_named() {
     unpack(&results, &[out.join("fails.tar.gz")]);
     let dirs = [("--manifest", manifest.as_path()), ("--results", &results)];
     let status = text(&campaign(&["status", "--backend", "cpu"], &dirs).stdout);
-    assert!(status.contains("  FAILED  fails  "), "{status}");
+    assert!(status.contains("  fail  fails  "), "{status}");
     assert!(
         status.contains("`campaign run --only fails` runs it again"),
         "{status}"

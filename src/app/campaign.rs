@@ -98,7 +98,7 @@ fn list_steps<'a>(
                     .last()
                     .map_or(String::new(), |d| d.display().to_string());
                 println!(
-                    "  FAILED  {name}  {dir}  (it ended by itself without completing: see its \
+                    "  fail  {name}  {dir}  (it ended by itself without completing: see its \
                      log; `campaign run --only {}` runs it again)",
                     step.name
                 );
