@@ -138,12 +138,16 @@ pub struct ToolchainsArgs {
 pub enum ToolchainsAction {
     /// The installed versions: version, ptxas path, the wheel each came from.
     List,
-    /// Download each exact version's nvcc wheel from PyPI (pip) and keep its ptxas.
+    /// Download each version's nvcc wheel from PyPI (pip) and keep its ptxas.
     Install {
-        /// Exact versions such as 11.8.89, 12.4.131, 13.0.88.
+        /// Exact builds (11.8.89, 12.4.131), minor releases (12.6: its newest build on PyPI),
+        /// or `all` (the newest build of every minor release from 11.8, the first with sm_90).
         #[arg(required = true)]
         versions: Vec<String>,
     },
+    /// List the builds PyPI publishes (pip index versions): the newest of each minor release
+    /// from 11.8, whether it is installed, and the others.
+    Available,
     /// Print the ptxas path of each installed version a specification selects (`12.4`, `all`).
     Path {
         /// Comma-separated specifications.

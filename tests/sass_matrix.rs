@@ -297,9 +297,57 @@ fn toolchains_lists_and_resolves_the_store() {
             store.join("cuda-12.4.131/bin/ptxas").display()
         )
     );
-    let bad = run(&["toolchains", "install", "12.4"]);
+    let bad = run(&["toolchains", "install", "12"]);
     assert_eq!(bad.status.code(), Some(2));
-    assert!(text(&bad.stderr).contains("not an exact toolkit version"));
+    assert!(text(&bad.stderr).contains("`12` is not a version to install"));
+}
+
+/// A Python whose pip answers `index versions` from a fixed list and has no network.
+const PYPI_STUB: &str = r#"#!/bin/sh
+case "$*" in
+  *"index versions"*cu11) echo "Available versions: 11.8.89, 11.7.99" ;;
+  *"index versions"*cu12) echo "Available versions: 12.6.85, 12.6.20, 12.4.131, 12.4.99" ;;
+  *"index versions"*) echo "Available versions: 13.0.88" ;;
+  *download*) echo "stub: no network" >&2; exit 1 ;;
+esac
+"#;
+
+#[test]
+fn a_minor_release_installs_its_newest_build_on_pypi() {
+    let store = fresh("toolchains_index");
+    let bin_dir = store.join("cuda-12.4.131").join("bin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    std::fs::write(bin_dir.join("ptxas"), "").unwrap();
+    let python = store.join("python-stub");
+    std::fs::write(&python, PYPI_STUB).unwrap();
+    std::fs::set_permissions(&python, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let run = |args: &[&str]| {
+        let env = [(store::ENV, &store), ("PYTHON", &python)];
+        bin().args(args).envs(env).output().unwrap()
+    };
+    let got = run(&["toolchains", "install", "12.4", "12.6", "12.7"]);
+    let (out, err) = (text(&got.stdout), text(&got.stderr));
+    assert_eq!(got.status.code(), Some(2), "{out}{err}");
+    assert!(out.contains("already installed 12.4.131"), "{out}");
+    assert!(
+        err.contains("pip download nvidia-cuda-nvcc-cu12==12.6.85 failed"),
+        "{err}"
+    );
+    assert!(err.contains("stub: no network"), "{err}");
+    assert!(err.contains("no build of 12.7"), "{err}");
+    let listed = text(&run(&["toolchains", "available"]).stdout);
+    let rows: Vec<Vec<&str>> = listed
+        .lines()
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    let row = |minor: &str| rows.iter().find(|r| r[0] == minor).cloned();
+    assert_eq!(
+        row("12.4"),
+        Some(vec!["12.4", "12.4.131", "yes", "12.4.99"])
+    );
+    assert_eq!(row("12.6"), Some(vec!["12.6", "12.6.85", "no", "12.6.20"]));
+    assert_eq!(row("13.0"), Some(vec!["13.0", "13.0.88", "no"]));
+    assert_eq!(row("11.7"), None, "before sm_90: {listed}");
 }
 
 #[test]

@@ -1,9 +1,10 @@
-//! `ptx-litmus toolchains list|install|path`: the store of ptxas versions.
+//! `ptx-litmus toolchains list|available|install|path|prebuild`: the store of ptxas versions.
 
 use super::{AppError, Exit};
 use crate::cli::{ToolchainsAction, ToolchainsArgs};
 use crate::codegen::Stress;
 use crate::harness::cuda::compiler::{offline_cubin, OfflineError};
+use crate::toolchain::index::{newest_per_minor, Index, Wanted};
 use crate::toolchain::{install, store, version, Version};
 
 /// Runs `toolchains`.
@@ -12,6 +13,7 @@ pub fn run(args: &ToolchainsArgs) -> Result<Exit, AppError> {
     match &args.action {
         ToolchainsAction::List => list(&root),
         ToolchainsAction::Install { versions } => install_all(&root, versions),
+        ToolchainsAction::Available => available(&root),
         ToolchainsAction::Prebuild {
             spec,
             paths,
@@ -43,19 +45,42 @@ fn list(root: &std::path::Path) -> Result<Exit, AppError> {
     Ok(Exit::Success)
 }
 
-/// Installs each version; a bad or failed one is reported and the others go on.
-fn install_all(root: &std::path::Path, versions: &[String]) -> Result<Exit, AppError> {
+/// The exact builds each request names, in order and once each; a request that cannot be
+/// resolved is reported and the others go on.
+fn resolve_all(requests: &[String], exit: &mut Exit) -> Vec<Version> {
+    let mut index = Index::pypi();
+    let mut builds: Vec<Version> = Vec::new();
+    for r in requests {
+        match r.parse::<Wanted>().and_then(|w| index.resolve(&w)) {
+            Ok(found) => {
+                for v in found {
+                    if !builds.contains(&v) {
+                        builds.push(v);
+                    }
+                }
+            }
+            Err(e) => {
+                eprintln!("ptx-litmus: error: {r}: {e}");
+                *exit = Exit::Error;
+            }
+        }
+    }
+    builds
+}
+
+/// Installs each requested build; a bad or failed one is reported and the others go on.
+fn install_all(root: &std::path::Path, requests: &[String]) -> Result<Exit, AppError> {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let date = crate::results::time::rfc3339(now);
-    std::fs::create_dir_all(root).map_err(|e| format!("{}: {e}", root.display()))?;
     let mut exit = Exit::Success;
-    for v in versions {
-        let done = v
-            .parse::<Version>()
-            .and_then(|v| install::install(root, &v, &date));
-        match done {
+    let builds = resolve_all(requests, &mut exit);
+    if !builds.is_empty() {
+        std::fs::create_dir_all(root).map_err(|e| format!("{}: {e}", root.display()))?;
+    }
+    for v in builds {
+        match install::install(root, &v, &date) {
             Ok((dir, true)) => println!("installed {v}: {}", dir.display()),
             Ok((dir, false)) => println!("already installed {v}: {}", dir.display()),
             Err(e) => {
@@ -65,6 +90,48 @@ fn install_all(root: &std::path::Path, versions: &[String]) -> Result<Exit, AppE
         }
     }
     Ok(exit)
+}
+
+/// Prints, per minor release from 11.8, the newest build on PyPI, whether it is installed,
+/// and the minor's other builds.
+fn available(root: &std::path::Path) -> Result<Exit, AppError> {
+    let mut index = Index::pypi();
+    let installed: Vec<Version> = store::installed(root).iter().map(|i| i.version).collect();
+    let mut all = Vec::new();
+    for major in [11, 12, 13] {
+        all.extend(index.builds(major)?);
+    }
+    println!("minor  newest     installed  other builds on PyPI");
+    for newest in newest_per_minor(&all) {
+        let minor = |v: &&Version| (v.major, v.minor) == (newest.major, newest.minor);
+        let others: Vec<String> = all
+            .iter()
+            .filter(minor)
+            .filter(|v| **v != newest)
+            .map(|v| {
+                format!(
+                    "{v}{}",
+                    if installed.contains(v) {
+                        " (installed)"
+                    } else {
+                        ""
+                    }
+                )
+            })
+            .collect();
+        let here = if installed.contains(&newest) {
+            "yes"
+        } else {
+            "no"
+        };
+        let (name, build) = (
+            format!("{}.{}", newest.major, newest.minor),
+            newest.to_string(),
+        );
+        println!("{name:<6} {build:<10} {here:<10} {}", others.join(", "));
+    }
+    println!("`toolchains install all` installs each minor's newest build; `install 12.6` one");
+    Ok(Exit::Success)
 }
 
 /// Writes `bytes` to `path`, making its folder first.

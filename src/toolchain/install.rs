@@ -5,6 +5,7 @@
 //! SASS of every version is read with the one nvdisasm of `.venv`, so that differences in a
 //! matrix come from the assemblers, not from the disassemblers.
 
+use super::pip::{python, run};
 use super::store::{dir_name, ptxas_in};
 use super::version::Version;
 use std::path::{Path, PathBuf};
@@ -23,27 +24,6 @@ with open(out, 'wb') as f:
 print(names[0])
 print(hashlib.sha256(open(wheel, 'rb').read()).hexdigest())
 ";
-
-/// The Python that runs pip: `$PYTHON`, else `python3`.
-fn python() -> String {
-    std::env::var("PYTHON").unwrap_or_else(|_| "python3".into())
-}
-
-/// Runs a command and returns its standard output, or an error holding what it printed.
-fn run(cmd: &mut Command, what: &str) -> Result<String, String> {
-    let out = cmd
-        .output()
-        .map_err(|e| format!("{what}: cannot run {:?}: {e}", cmd.get_program()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "{what} failed ({}):\n{}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr).trim_end(),
-            String::from_utf8_lossy(&out.stdout).trim_end()
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
 
 /// Downloads the wheel of `v` into `dir` and returns its path.
 fn download(v: &Version, dir: &Path) -> Result<PathBuf, String> {

@@ -2,7 +2,9 @@
 //! wheels into a cache folder, so that `--ptxas 12.4` or `--ptxas all` resolves without
 //! touching the network.
 
+pub mod index;
 pub mod install;
+mod pip;
 pub mod store;
 pub mod version;
 

@@ -22,7 +22,7 @@ impl fmt::Display for Version {
 }
 
 /// Parses up to `max` dot-separated numbers of at most 6 digits each.
-fn numbers(s: &str, max: usize) -> Option<Vec<u32>> {
+pub(super) fn numbers(s: &str, max: usize) -> Option<Vec<u32>> {
     let parts: Vec<&str> = s.split('.').collect();
     if parts.is_empty() || parts.len() > max {
         return None;
@@ -57,11 +57,16 @@ impl Version {
     /// The PyPI package whose wheel holds this version's ptxas: the CUDA 11 and 12 wheels carry
     /// the major in their name, CUDA 13's do not.
     pub fn nvcc_package(&self) -> &'static str {
-        match self.major {
-            11 => "nvidia-cuda-nvcc-cu11",
-            12 => "nvidia-cuda-nvcc-cu12",
-            _ => "nvidia-cuda-nvcc",
-        }
+        nvcc_package(self.major)
+    }
+}
+
+/// The PyPI package of a major release's nvcc wheels.
+pub fn nvcc_package(major: u32) -> &'static str {
+    match major {
+        11 => "nvidia-cuda-nvcc-cu11",
+        12 => "nvidia-cuda-nvcc-cu12",
+        _ => "nvidia-cuda-nvcc",
     }
 }
 
