@@ -345,6 +345,10 @@ pub struct CampaignRunArgs {
     /// Write the archives and summary.txt into this folder (created; must hold nothing else).
     #[arg(long, value_name = "DIR")]
     pub out: PathBuf,
+    /// How many files may come back from --out: 8, the device's limit, unless other files
+    /// share the call's $OUT (`campaign/window.sh` keeps 2 for the smoke's).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(2..=8))]
+    pub files: u16,
     /// Scratch folder for the steps' result sets, kept (default: a fresh one under the temp
     /// dir, removed at the end).
     #[arg(long)]

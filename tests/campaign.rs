@@ -937,6 +937,70 @@ fn the_smoke_script_with_no_usable_gpu_ends_at_once_saying_why() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[test]
+fn the_window_script_runs_the_smoke_then_the_campaign_within_eight_files() {
+    let dir = scratch("window-cpu");
+    let (out, results, manifest) = (dir.join("out"), dir.join("results"), dir.join("m.txt"));
+    std::fs::create_dir_all(&results).unwrap();
+    let steps: String = ["a", "b", "c", "d", "e", "f"]
+        .iter()
+        .map(|s| format!("{s} 5 run litmus/mp/MP+rlx.gpu+rlx.gpu.litmus --iterations 200\n"))
+        .collect();
+    std::fs::write(&manifest, steps).unwrap();
+    let o = std::process::Command::new("bash")
+        .arg(root().join("campaign/window.sh"))
+        .arg("300")
+        .arg(env!("CARGO_BIN_EXE_ptx-litmus"))
+        .args(["--manifest".as_ref(), manifest.as_os_str()])
+        .args(["--results".as_ref(), results.as_os_str()])
+        .env("OUT", &out)
+        .env("WINDOW_BACKEND", "cpu")
+        .output()
+        .unwrap();
+    let said = text(&o.stdout) + &text(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{said}");
+    assert!(said.contains("== smoke: 3 of 3 presets ran"), "{said}");
+    // The smoke's two files leave six: five archives and the summary.
+    let files = limits::check(&out).expect("what is under OUT comes back");
+    let names: Vec<&str> = files.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names.len(), limits::MAX_FILES, "{names:?}");
+    assert!(names.contains(&"campaign/summary.txt"), "{names:?}");
+    assert!(names.contains(&"campaign/e.tar.gz"), "{names:?}");
+    assert!(
+        said.contains("not run: f (5 archives and the summary are all that come back)"),
+        "{said}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn the_window_script_starts_no_campaign_after_a_failed_smoke_or_without_time() {
+    let dir = scratch("window-fail");
+    let window = |limit: &str, backend: &str, out: &Path| {
+        let o = std::process::Command::new("bash")
+            .arg(root().join("campaign/window.sh"))
+            .arg(limit)
+            .arg(env!("CARGO_BIN_EXE_ptx-litmus"))
+            .env("OUT", out)
+            .env("WINDOW_BACKEND", backend)
+            .output()
+            .unwrap();
+        (o.status.code(), text(&o.stdout) + &text(&o.stderr))
+    };
+    let (code, said) = window("100", "cpu", &dir.join("short"));
+    assert_eq!(code, Some(3), "{said}");
+    assert!(said.contains("under 120 s: not started"), "{said}");
+    assert!(!dir.join("short/campaign").exists());
+    let (code, said) = window("ten", "cpu", &dir.join("bad"));
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("LIMIT must be whole seconds"), "{said}");
+    let (code, said) = window("600", "nothing", &dir.join("failed"));
+    assert_ne!(code, Some(0), "{said}");
+    assert!(said.contains("the smoke failed"), "{said}");
+    assert!(!dir.join("failed/campaign").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// One window on the CPU backend: `campaign run` of the one-step `manifest` (step `s`) with
 /// `budget` into `out`, its archive unpacked into `results`; what it printed.
 fn window_of(manifest: &Path, results: &Path, out: &Path, budget: &str) -> String {

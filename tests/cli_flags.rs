@@ -30,6 +30,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ("examples", "first test"),
     ("expect", "expectations"),
     ("explain", "witness"),
+    ("files", "come back"),
     ("final-rounds", "final race"),
     ("finalists", "final race"),
     ("first", "first test"),

@@ -8,7 +8,7 @@ use super::campaign_replay::Replay;
 use super::campaign_resume::{self, Resume};
 use super::campaign_tests::run_command;
 use super::{interrupt, AppError, Exit};
-use crate::campaign::limits::{self, MAX_FILES};
+use crate::campaign::limits;
 use crate::campaign::manifest::{split_run, Kind, Step};
 use crate::campaign::progress::{self, Standing, StepRecord};
 use crate::campaign::window::{self, budget_seconds, Item, RESERVE_S};
@@ -31,6 +31,8 @@ struct Ctx {
     /// Where step folders are made: `work/<machine>/<run>/`.
     work: PathBuf,
     out: PathBuf,
+    /// How many files may come back from `out` (`--files`).
+    files: usize,
     stamp: String,
 }
 
@@ -159,6 +161,7 @@ impl Ctx {
             machine,
             work,
             out: args.out.clone(),
+            files: usize::from(args.files),
             stamp,
         }
     }
@@ -188,7 +191,7 @@ impl Window {
             let left = self.budget - self.started.elapsed().as_secs_f64() - RESERVE_S;
             let room = limits::room(&ctx.out);
             let packed = limits::count(&ctx.out);
-            if let Some(why) = stop_before(packed, interrupt::requested(), room) {
+            if let Some(why) = stop_before(packed, ctx.files, interrupt::requested(), room) {
                 lines.push(format!("not run: {} ({why})", names(&steps[k..])));
                 break;
             }
@@ -218,8 +221,9 @@ impl Window {
 /// Below this many bytes left for one more archive, no further step is started.
 const MIN_ROOM: u64 = 1 << 20;
 
-/// Why the campaign starts no further step after `packed` archives, if it does not.
-fn stop_before(packed: usize, stopped: bool, room: u64) -> Option<String> {
+/// Why the campaign starts no further step after `packed` archives of the `files` that come
+/// back, if it does not.
+fn stop_before(packed: usize, files: usize, stopped: bool, room: u64) -> Option<String> {
     if stopped {
         let by = interrupt::signal_name().map_or(String::new(), |s| format!(" by {s}"));
         return Some(format!("the campaign was stopped{by}"));
@@ -230,10 +234,10 @@ fn stop_before(packed: usize, stopped: bool, room: u64) -> Option<String> {
             limits::MAX_TOTAL_BYTES
         ));
     }
-    (!window::file_left(packed)).then(|| {
+    (!window::file_left(packed, files)).then(|| {
         format!(
             "{} archives and the summary are all that come back",
-            MAX_FILES - 1
+            files - 1
         )
     })
 }
@@ -715,7 +719,7 @@ fn write_summary(
             .map(|l| format!("{l}\n"))
             .collect::<String>()
     );
-    match limits::check(&ctx.out) {
+    match limits::check_within(&ctx.out, ctx.files) {
         Ok(files) => println!(
             "{} file(s) under {} come back",
             files.len(),
@@ -736,15 +740,18 @@ fn write_summary(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::campaign::limits::MAX_FILES;
 
     #[test]
     fn a_step_starts_only_with_a_file_and_room_for_its_archive() {
         let room = limits::MAX_FILE_BYTES;
-        assert_eq!(stop_before(0, false, room), None);
-        assert_eq!(stop_before(MAX_FILES - 2, false, room), None);
-        assert!(stop_before(MAX_FILES - 1, false, room).is_some());
-        assert!(stop_before(0, true, room).is_some());
-        let full = stop_before(0, false, MIN_ROOM - 1).unwrap();
+        assert_eq!(stop_before(0, MAX_FILES, false, room), None);
+        assert_eq!(stop_before(MAX_FILES - 2, MAX_FILES, false, room), None);
+        assert!(stop_before(MAX_FILES - 1, MAX_FILES, false, room).is_some());
+        assert!(stop_before(4, 6, false, room).is_none());
+        assert!(stop_before(5, 6, false, room).is_some());
+        assert!(stop_before(0, MAX_FILES, true, room).is_some());
+        let full = stop_before(0, MAX_FILES, false, MIN_ROOM - 1).unwrap();
         assert!(full.contains("bytes are left of the"), "{full}");
         let text = "s 100 run litmus/mp\n";
         let step = &crate::campaign::manifest::parse(text, Path::new("m.txt")).unwrap()[0];

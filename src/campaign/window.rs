@@ -74,9 +74,10 @@ pub fn starts(item: Item, left: f64, whole: f64, fresh: bool) -> bool {
     item.need <= left || (item.resumable && item.need > whole && fresh)
 }
 
-/// Whether one more archive can come back after `packed` (the summary takes a file too).
-pub fn file_left(packed: usize) -> bool {
-    packed + 1 < MAX_FILES
+/// Whether one more archive can come back after `packed` when `max_files` come back (the
+/// summary takes a file too).
+pub fn file_left(packed: usize, max_files: usize) -> bool {
+    packed + 1 < max_files
 }
 
 /// The plan of the steps still to run over windows of a given budget.
@@ -108,7 +109,7 @@ pub fn plan(items: &[Item], budget: f64) -> Plan {
                 need: rest[k],
                 ..items[k]
             };
-            if file_left(this.len()) && starts(item, left, whole, this.is_empty()) {
+            if file_left(this.len(), MAX_FILES) && starts(item, left, whole, this.is_empty()) {
                 let spent = rest[k].min(left);
                 rest[k] -= spent;
                 left -= spent;
