@@ -453,6 +453,70 @@ fn a_missing_path_is_reported_and_the_rest_of_the_batch_runs() {
     assert_eq!(set.run.skipped_tests.len(), 1);
 }
 
+/// The largest file of a result set, and its `run.json`'s size.
+fn sizes(set: &Path, name: &str) -> u64 {
+    std::fs::metadata(set.join(name)).unwrap().len()
+}
+
+#[test]
+fn a_record_the_disk_refuses_stops_the_run_and_keeps_what_was_written() {
+    let dir = scratch("disk-refuses");
+    let small = common::root().join("litmus/2+2w/2+2W+fence.acq_rel.gpu+fence.acq_rel.gpu.litmus");
+    let large = common::root().join("litmus/iriw/IRIW+fence.acq_rel.gpu+fence.acq_rel.gpu.litmus");
+    let tests = [small.to_str().unwrap(), large.to_str().unwrap()];
+    // First a free run, to size a limit that lets `run.json` and the 2+2W record be written
+    // and refuses the IRIW one (16 outcomes make its record the larger).
+    assert_eq!(cpu_run(&dir, "free", &[], &tests).status.code(), Some(0));
+    let free = set_dir(&dir, "free");
+    let fits = sizes(&free, "run.json").max(sizes(
+        &free,
+        "tests/2+2W+fence.acq_rel.gpu+fence.acq_rel.gpu.json",
+    ));
+    let refused = sizes(&free, "tests/IRIW+fence.acq_rel.gpu+fence.acq_rel.gpu.json");
+    let limit_kib = fits / 1024 + 1;
+    assert!(
+        limit_kib * 1024 < refused,
+        "no limit between {fits} and {refused} bytes"
+    );
+    // A file-size limit makes every write past it fail (EFBIG), as a full disk makes it fail
+    // (ENOSPC), without needing one; SIGXFSZ is ignored so that the write fails instead.
+    let o = Command::new("bash")
+        .arg("-c")
+        .arg(format!(
+            "trap '' XFSZ; ulimit -f {limit_kib}; exec \"$0\" \"$@\""
+        ))
+        .arg(env!("CARGO_BIN_EXE_ptx-litmus"))
+        .args(["run", "--backend", "cpu", "--quiet", "--iterations", "200"])
+        .args(["--out", "out", "--run-id", "limited"])
+        .args(tests)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let err = text(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("IRIW+fence.acq_rel.gpu+fence.acq_rel.gpu.json: File too large"),
+        "{err}"
+    );
+    assert!(
+        err.contains("the 1 test record(s) written before it are kept"),
+        "{err}"
+    );
+    let limited = set_dir(&dir, "limited");
+    let left: Vec<String> = std::fs::read_dir(limited.join("tests"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(
+        left,
+        ["2+2W+fence.acq_rel.gpu+fence.acq_rel.gpu.json"],
+        "no partial file left"
+    );
+    let set = ptx_litmus::results::read_result_set(&limited).unwrap();
+    assert!(set.run.partial, "the set reads as partial");
+    assert_eq!(set.tests.len(), 1);
+}
+
 #[test]
 fn a_batch_too_large_for_memory_is_refused() {
     let dir = scratch("batch");

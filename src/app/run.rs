@@ -313,9 +313,21 @@ impl Batch {
             let row = layout.row(&rec);
             self.bar.suspend(|| print!("{row}"));
         }
-        self.writer.add(rec)?;
+        self.writer.add(rec).map_err(|e| self.stopped_writing(e))?;
         self.bar.inc(1);
         self.checkpoint()
+    }
+
+    /// A write that failed mid-run, with what the run keeps: it stops there, since a disk
+    /// that refused one file would refuse the next.
+    fn stopped_writing(&self, e: results::ResultsError) -> AppError {
+        let dir = self.writer.dir().display();
+        let kept = self.writer.tests().len();
+        let message = format!(
+            "{e}\nthe run stops here: the {kept} test record(s) written before it are kept in \
+             {dir}, the set marked partial"
+        );
+        message.into()
     }
 
     /// The test at `path`, parsed, linted and checked by the model, with the comparison of a
@@ -383,7 +395,8 @@ impl Batch {
     /// Rewrites `run.json` with the skipped tests and time so far.
     fn checkpoint(&mut self) -> Result<(), AppError> {
         self.record.elapsed_s = self.started.elapsed().as_secs_f64();
-        Ok(self.writer.update(&self.record)?)
+        let written = self.writer.update(&self.record);
+        written.map_err(|e| self.stopped_writing(e))
     }
 
     /// Completes the result set, prints the summary, and maps the outcome to the exit code.

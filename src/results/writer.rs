@@ -99,6 +99,11 @@ impl SetWriter {
         &self.tests
     }
 
+    /// The result set's folder.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     fn remove_old(&self) -> Result<(), ResultsError> {
         let tests_dir = self.dir.join(TESTS_DIR);
         if tests_dir.is_dir() {
