@@ -453,7 +453,7 @@ fn a_missing_path_is_reported_and_the_rest_of_the_batch_runs() {
     assert_eq!(set.run.skipped_tests.len(), 1);
 }
 
-/// The largest file of a result set, and its `run.json`'s size.
+/// The size in bytes of the file `name` of a result set.
 fn sizes(set: &Path, name: &str) -> u64 {
     std::fs::metadata(set.join(name)).unwrap().len()
 }
