@@ -370,12 +370,19 @@ fn the_checked_in_manifest_reads_and_says_what_comes_first() {
     let said = text(&o.stdout);
     assert!(said.contains("  todo  preflight"), "{said}");
     assert!(said.contains("next: preflight"), "{said}");
+    // Nothing has run: the first window is the one call that smokes, then campaigns.
+    assert!(
+        said.contains("first window: nothing has run on a GPU yet"),
+        "{said}"
+    );
+    let cpu = text(&campaign(&["status", "--backend", "cpu"], &[("--results", &empty)]).stdout);
+    assert!(!cpu.contains("first window:"), "{cpu}");
     for preset in ["basic", "interleave", "stress"] {
         assert!(said.contains(&format!("todo  litmus-{preset}")), "{said}");
         assert!(said.contains(&format!("todo  dat3m-{preset}")), "{said}");
     }
     // What each issue of the hardware run is owed comes first: the first window (after the
-    // smoke call) runs the suite under every preset; the next ones bench and the compilers
+    // window script's smoke) runs the suite under every preset; the next ones bench and the compilers
     // (twice each, filling a window's files), the proxies and the tuning; every step fits
     // some window.
     let window = |step: &str| -> usize {

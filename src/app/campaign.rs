@@ -75,6 +75,16 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
         next.len(),
         args.budget
     );
+    let untried = all
+        .iter()
+        .all(|(_, st)| matches!(st, Standing::Todo(tries) if tries.is_empty()));
+    if untried && c.backend.as_str() == "cuda" {
+        println!(
+            "first window: nothing has run on a GPU yet, so make it one device call of \
+             `bash campaign/window.sh 590` (timeout_s 600): the smoke, then the campaign \
+             (docs/gpu-runs.md)"
+        );
+    }
     Ok(Exit::Success)
 }
 
