@@ -862,17 +862,30 @@ fn steps_that_load_prebuilt_cubins_launch_the_grid_they_were_built_for() {
     );
 }
 
-/// Runs `campaign/smoke.sh` with the built binary and `OUT=out`; its exit code and output.
-fn smoke(out: &Path, backend: &str) -> (Option<i32>, String) {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+/// Runs `bash campaign/SCRIPT` with `before` and the built binary as its first arguments,
+/// then `after`, with `OUT=out` and `env`; its exit code and output.
+fn script(
+    name: &str,
+    before: &[&str],
+    after: &[&std::ffi::OsStr],
+    out: &Path,
+    env: (&str, &str),
+) -> (Option<i32>, String) {
     let o = std::process::Command::new("bash")
-        .arg(root.join("campaign/smoke.sh"))
+        .arg(root().join("campaign").join(name))
+        .args(before)
         .arg(env!("CARGO_BIN_EXE_ptx-litmus"))
+        .args(after)
         .env("OUT", out)
-        .env("SMOKE_BACKEND", backend)
+        .env(env.0, env.1)
         .output()
         .unwrap();
     (o.status.code(), text(&o.stdout) + &text(&o.stderr))
+}
+
+/// Runs `campaign/smoke.sh` with the built binary and `OUT=out`; its exit code and output.
+fn smoke(out: &Path, backend: &str) -> (Option<i32>, String) {
+    script("smoke.sh", &[], &[], out, ("SMOKE_BACKEND", backend))
 }
 
 #[test]
@@ -954,18 +967,20 @@ fn the_window_script_runs_the_smoke_then_the_campaign_within_eight_files() {
         .map(|s| format!("{s} 5 run litmus/mp/MP+rlx.gpu+rlx.gpu.litmus --iterations 200\n"))
         .collect();
     std::fs::write(&manifest, steps).unwrap();
-    let o = std::process::Command::new("bash")
-        .arg(root().join("campaign/window.sh"))
-        .arg("300")
-        .arg(env!("CARGO_BIN_EXE_ptx-litmus"))
-        .args(["--manifest".as_ref(), manifest.as_os_str()])
-        .args(["--results".as_ref(), results.as_os_str()])
-        .env("OUT", &out)
-        .env("WINDOW_BACKEND", "cpu")
-        .output()
-        .unwrap();
-    let said = text(&o.stdout) + &text(&o.stderr);
-    assert_eq!(o.status.code(), Some(0), "{said}");
+    let dirs = [
+        "--manifest".as_ref(),
+        manifest.as_os_str(),
+        "--results".as_ref(),
+        results.as_os_str(),
+    ];
+    let (code, said) = script(
+        "window.sh",
+        &["300"],
+        &dirs,
+        &out,
+        ("WINDOW_BACKEND", "cpu"),
+    );
+    assert_eq!(code, Some(0), "{said}");
     assert!(said.contains("== smoke: 3 of 3 presets ran"), "{said}");
     // The smoke's two files leave six: five archives and the summary.
     let files = limits::check(&out).expect("what is under OUT comes back");
@@ -984,15 +999,7 @@ fn the_window_script_runs_the_smoke_then_the_campaign_within_eight_files() {
 fn the_window_script_starts_no_campaign_after_a_failed_smoke_or_without_time() {
     let dir = scratch("window-fail");
     let window = |limit: &str, backend: &str, out: &Path| {
-        let o = std::process::Command::new("bash")
-            .arg(root().join("campaign/window.sh"))
-            .arg(limit)
-            .arg(env!("CARGO_BIN_EXE_ptx-litmus"))
-            .env("OUT", out)
-            .env("WINDOW_BACKEND", backend)
-            .output()
-            .unwrap();
-        (o.status.code(), text(&o.stdout) + &text(&o.stderr))
+        script("window.sh", &[limit], &[], out, ("WINDOW_BACKEND", backend))
     };
     let (code, said) = window("100", "cpu", &dir.join("short"));
     assert_eq!(code, Some(3), "{said}");
