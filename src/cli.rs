@@ -882,8 +882,9 @@ pub struct SassArgs {
     /// Print the SASS of every role beside the mapping.
     #[arg(long)]
     pub verbose: bool,
-    /// Assemble with these versions of the toolchain store (`all`, `12.4`, `11.8,13`) and
-    /// print the matrix of verdicts: per test and version, the check's verdict and SASS hash.
+    /// Assemble with these versions of the toolchain store (`all`, `12.4`, `11.8,13`; `toolchains
+    /// install all` fills it) and print the matrix of verdicts: per test and version, the
+    /// check's verdict and SASS hash.
     #[arg(long, value_name = "VERSIONS")]
     pub ptxas: Option<String>,
     /// List the tests whose verdict, memory ops or SASS changed between two store versions.

@@ -267,6 +267,10 @@ fn an_absent_version_names_the_store_and_the_install_command() {
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("no installed ptxas matches `12.4`"), "{err}");
     assert!(err.contains("toolchains install"), "{err}");
+    assert!(
+        err.contains("`ptx-litmus toolchains available` lists them"),
+        "{err}"
+    );
     let bad = bin()
         .args(["sass", "litmus/mp", "--ptxas", "twelve"])
         .env(store::ENV, &store)

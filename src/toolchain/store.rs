@@ -139,8 +139,8 @@ fn missing(root: &Path, spec: &Spec, versions: &[Version]) -> String {
     };
     format!(
         "no installed ptxas matches `{spec}` in {} (installed: {have}); install one with \
-         `ptx-litmus toolchains install VERSION` (an exact version such as 12.4.131; \
-         `pip index versions nvidia-cuda-nvcc-cu12` lists them)",
+         `ptx-litmus toolchains install VERSION` (an exact build such as 12.4.131, a minor \
+         release such as 12.4, or `all`; `ptx-litmus toolchains available` lists them)",
         root.display()
     )
 }
