@@ -676,6 +676,36 @@ fn unpack<P: AsRef<Path>>(results: &Path, archives: &[P]) {
 }
 
 #[test]
+fn a_step_whose_compiler_did_not_come_waits_and_the_next_runs() {
+    let dir = scratch("absent-compiler");
+    let (manifest, results, out) = (dir.join("m.txt"), dir.join("results"), dir.join("out"));
+    let store = dir.join("empty-store");
+    std::fs::create_dir_all(&store).unwrap();
+    let mp = "litmus/mp/MP+rlx.gpu+rlx.gpu.litmus --iterations 200";
+    let steps = format!("x 5 run {mp} --compiler ptxas:12.4\ny 5 run {mp}\n");
+    std::fs::write(&manifest, steps).unwrap();
+    let o = bin()
+        .args(["campaign", "run", "--backend", "cpu", "--budget", "60s"])
+        .args(["--manifest".as_ref(), manifest.as_os_str()])
+        .args(["--results".as_ref(), results.as_os_str()])
+        .args(["--out".as_ref(), out.as_os_str()])
+        .env("PTX_LITMUS_TOOLCHAINS", &store)
+        .output()
+        .unwrap();
+    let said = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}{}", text(&o.stderr));
+    let why = "not run: x (its compiler is not here: no installed ptxas matches `12.4`";
+    assert!(said.contains(why), "{said}");
+    assert!(said.contains("y: complete"), "{said}");
+    assert!(!out.join("x.tar.gz").exists());
+    unpack(&results, &[out.join("y.tar.gz")]);
+    let dirs = [("--manifest", manifest.as_path()), ("--results", &results)];
+    let status = text(&campaign(&["status", "--backend", "cpu"], &dirs).stdout);
+    assert!(status.contains("  todo  x"), "waits, not failed: {status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_violations_a_step_saw_are_replayed_in_its_window_and_come_back_with_it() {
     // Under a model that allows nothing, every test of litmus/wrc is a violation: the first
     // three are replayed with the part's seed and settings, the rest only counted.

@@ -13,6 +13,7 @@ use crate::campaign::manifest::{split_run, Kind, Step};
 use crate::campaign::progress::{self, Standing, StepRecord};
 use crate::campaign::window::{self, budget_seconds, Item, RESERVE_S};
 use crate::cli::CampaignRunArgs;
+use crate::harness::cuda::compiler::Compiler;
 use crate::report::kernels;
 use crate::results::{self, TestRecord};
 use std::collections::BTreeSet;
@@ -195,6 +196,10 @@ impl Window {
                 lines.push(format!("not run: {} ({why})", names(&steps[k..])));
                 break;
             }
+            if let Some(why) = absent_compiler(step) {
+                lines.push(format!("not run: {} ({why})", step.name));
+                continue;
+            }
             let resume = campaign_resume::find(step, tries, &ctx.machine, &ctx.backend);
             let share = campaign_resume::share_left(&resume);
             let need = window::need(step, self.pace, share);
@@ -240,6 +245,15 @@ fn stop_before(packed: usize, files: usize, stopped: bool, room: u64) -> Option<
             files - 1
         )
     })
+}
+
+/// Why a step's offline compiler is not here, if it is not: neither its ptxas nor its
+/// prebuilt cubins came with the tree. Such a step waits for a window that has them, rather
+/// than fail every test and be held back as failed.
+fn absent_compiler(step: &Step) -> Option<String> {
+    let compiler: Compiler = step.compiler()?.parse().ok()?;
+    let why = compiler.resolve().err()?;
+    Some(format!("its compiler is not here: {why}"))
 }
 
 /// What stopped a step's process: the signal the campaign was stopped by, else the end of

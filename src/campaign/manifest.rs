@@ -46,6 +46,24 @@ impl fmt::Display for Step {
     }
 }
 
+impl Step {
+    /// The value of a `run` step's `--compiler` flag (`ptxas:12.4`), if it has one.
+    pub fn compiler(&self) -> Option<&str> {
+        let Kind::Run(args) = &self.kind else {
+            return None;
+        };
+        let (_, flags) = split_run(args);
+        flags
+            .iter()
+            .enumerate()
+            .find_map(|(k, f)| match f.strip_prefix("--compiler") {
+                Some("") => flags.get(k + 1).map(String::as_str),
+                Some(rest) => rest.strip_prefix('='),
+                None => None,
+            })
+    }
+}
+
 /// A `run` step's arguments split into the test paths (those before the first flag) and the
 /// flags.
 pub fn split_run(args: &[String]) -> (&[String], &[String]) {
@@ -143,6 +161,17 @@ mod tests {
             s[1].to_string(),
             "litmus-basic 150 run litmus --stress basic"
         );
+    }
+
+    #[test]
+    fn a_run_step_names_its_compiler_in_either_spelling() {
+        let text = "a 1 run litmus/mp --time 1 --compiler ptxas:12.4 -o grid=preset\n\
+                    b 1 run litmus/mp --compiler=jit\n\
+                    c 1 run litmus/mp --time 1\n\
+                    d 1 script campaign/bench.sh --compiler x\n";
+        let s = parse(text, Path::new("m")).unwrap();
+        let names: Vec<Option<&str>> = s.iter().map(Step::compiler).collect();
+        assert_eq!(names, [Some("ptxas:12.4"), Some("jit"), None, None]);
     }
 
     #[test]
