@@ -676,13 +676,16 @@ fn unpack<P: AsRef<Path>>(results: &Path, archives: &[P]) {
 }
 
 #[test]
-fn a_step_whose_compiler_did_not_come_waits_and_the_next_runs() {
+fn a_step_whose_tests_or_compiler_did_not_come_waits_and_the_next_runs() {
     let dir = scratch("absent-compiler");
     let (manifest, results, out) = (dir.join("m.txt"), dir.join("results"), dir.join("out"));
     let store = dir.join("empty-store");
     std::fs::create_dir_all(&store).unwrap();
     let mp = "litmus/mp/MP+rlx.gpu+rlx.gpu.litmus --iterations 200";
-    let steps = format!("x 5 run {mp} --compiler ptxas:12.4\ny 5 run {mp}\n");
+    let steps = format!(
+        "x 5 run {mp} --compiler ptxas:12.4\nw 5 run campaign/nowhere --iterations 200\n\
+         y 5 run {mp}\n"
+    );
     std::fs::write(&manifest, steps).unwrap();
     let o = bin()
         .args(["campaign", "run", "--backend", "cpu", "--budget", "60s"])
@@ -696,12 +699,15 @@ fn a_step_whose_compiler_did_not_come_waits_and_the_next_runs() {
     assert_eq!(o.status.code(), Some(0), "{said}{}", text(&o.stderr));
     let why = "not run: x (its compiler is not here: no installed ptxas matches `12.4`";
     assert!(said.contains(why), "{said}");
+    let why = "not run: w (its tests are not here: no campaign/nowhere)";
+    assert!(said.contains(why), "{said}");
     assert!(said.contains("y: complete"), "{said}");
     assert!(!out.join("x.tar.gz").exists());
     unpack(&results, &[out.join("y.tar.gz")]);
     let dirs = [("--manifest", manifest.as_path()), ("--results", &results)];
     let status = text(&campaign(&["status", "--backend", "cpu"], &dirs).stdout);
     assert!(status.contains("  todo  x"), "waits, not failed: {status}");
+    assert!(status.contains("  todo  w"), "waits, not failed: {status}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

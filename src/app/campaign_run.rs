@@ -196,7 +196,7 @@ impl Window {
                 lines.push(format!("not run: {} ({why})", names(&steps[k..])));
                 break;
             }
-            if let Some(why) = absent_compiler(step) {
+            if let Some(why) = absent(step) {
                 lines.push(format!("not run: {} ({why})", step.name));
                 continue;
             }
@@ -247,10 +247,19 @@ fn stop_before(packed: usize, files: usize, stopped: bool, room: u64) -> Option<
     })
 }
 
-/// Why a step's offline compiler is not here, if it is not: neither its ptxas nor its
-/// prebuilt cubins came with the tree. Such a step waits for a window that has them, rather
-/// than fail every test and be held back as failed.
-fn absent_compiler(step: &Step) -> Option<String> {
+/// What a `run` step needs that is not here, if anything: a test path, or its offline
+/// compiler (neither its ptxas nor its prebuilt cubins), which the device call did not carry.
+/// Such a step waits for a window that has them, rather than fail and be held back as failed.
+fn absent(step: &Step) -> Option<String> {
+    let Kind::Run(args) = &step.kind else {
+        return None;
+    };
+    let (paths, _) = split_run(args);
+    // A path with a folder: a bare name may be a test of the built-in suite.
+    let missing = |p: &&String| p.contains('/') && !Path::new(p).exists();
+    if let Some(p) = paths.iter().find(missing) {
+        return Some(format!("its tests are not here: no {p}"));
+    }
     let compiler: Compiler = step.compiler()?.parse().ok()?;
     let why = compiler.resolve().err()?;
     Some(format!("its compiler is not here: {why}"))
