@@ -262,7 +262,11 @@ fn absent(step: &Step) -> Option<String> {
     }
     let compiler: Compiler = step.compiler()?.parse().ok()?;
     let why = compiler.resolve().err()?;
-    Some(format!("its compiler is not here: {why}"))
+    // Installing is for the build machine; here only carrying the cubins helps.
+    let why = why.split("; install one").next().unwrap_or_default();
+    Some(format!(
+        "its compiler is not here: {why}; carry its prebuilt cubins, `.tools/cuda-*/cubins`"
+    ))
 }
 
 /// What stopped a step's process: the signal the campaign was stopped by, else the end of
