@@ -95,39 +95,29 @@ fn install_all(root: &std::path::Path, requests: &[String]) -> Result<Exit, AppE
 /// Prints, per minor release from 11.8, the newest build on PyPI, whether it is installed,
 /// and the minor's other builds.
 fn available(root: &std::path::Path) -> Result<Exit, AppError> {
-    let mut index = Index::pypi();
+    let all = Index::pypi().all_builds()?;
     let installed: Vec<Version> = store::installed(root).iter().map(|i| i.version).collect();
-    let mut all = Vec::new();
-    for major in [11, 12, 13] {
-        all.extend(index.builds(major)?);
-    }
+    let mark = |v: &Version| {
+        if installed.contains(v) {
+            " (installed)"
+        } else {
+            ""
+        }
+    };
     println!("minor  newest     installed  other builds on PyPI");
     for newest in newest_per_minor(&all) {
-        let minor = |v: &&Version| (v.major, v.minor) == (newest.major, newest.minor);
         let others: Vec<String> = all
             .iter()
-            .filter(minor)
-            .filter(|v| **v != newest)
-            .map(|v| {
-                format!(
-                    "{v}{}",
-                    if installed.contains(v) {
-                        " (installed)"
-                    } else {
-                        ""
-                    }
-                )
-            })
+            .filter(|v| (v.major, v.minor) == (newest.major, newest.minor) && **v != newest)
+            .map(|v| format!("{v}{}", mark(v)))
             .collect();
         let here = if installed.contains(&newest) {
             "yes"
         } else {
             "no"
         };
-        let (name, build) = (
-            format!("{}.{}", newest.major, newest.minor),
-            newest.to_string(),
-        );
+        let name = format!("{}.{}", newest.major, newest.minor);
+        let build = newest.to_string();
         println!("{name:<6} {build:<10} {here:<10} {}", others.join(", "));
     }
     println!("`toolchains install all` installs each minor's newest build; `install 12.6` one");

@@ -137,13 +137,18 @@ impl Index {
         Ok(self.seen[package].clone())
     }
 
-    /// The newest build of every minor release from [`FIRST_WITH_SM90`] on, oldest first.
-    pub fn newest_of_each_minor(&mut self) -> Result<Vec<Version>, String> {
+    /// Every build of every package on PyPI.
+    pub fn all_builds(&mut self) -> Result<Vec<Version>, String> {
         let mut all = Vec::new();
         for major in MAJORS {
             all.extend(self.builds(major)?);
         }
-        Ok(newest_per_minor(&all))
+        Ok(all)
+    }
+
+    /// The newest build of every minor release from [`FIRST_WITH_SM90`] on, oldest first.
+    pub fn newest_of_each_minor(&mut self) -> Result<Vec<Version>, String> {
+        Ok(newest_per_minor(&self.all_builds()?))
     }
 
     /// The exact builds a request names.
