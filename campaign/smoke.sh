@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The first command of a GPU window, about a minute: what the machine is (GPU, driver, CUDA,
-# ptxas, glibc), whether the carried binary starts and opens the GPU, then MP with relaxed and
-# with release/acquire accesses for one second under each stress preset. Everything it
+# The first part of a GPU window (campaign/window.sh runs it before the campaign), about a
+# minute: what the machine is (GPU, driver, CUDA, ptxas, glibc), whether the carried binary
+# starts and opens the GPU, then MP with relaxed and with release/acquire accesses for one
+# second under each stress preset. Everything it
 # prints is also written to $OUT/smoke.txt, and the three result sets to $OUT/smoke.tar.gz
 # (two plain names: what a device call brings back). Every command has a time limit, so the
 # script ends within about three minutes whatever the machine does. Exit 0 only if the binary
