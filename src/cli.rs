@@ -391,6 +391,10 @@ pub struct CampaignStatusArgs {
     /// to do are planned over windows of it, as estimated.
     #[arg(long, default_value = "480s")]
     pub budget: String,
+    /// Count only the steps done on hardware whose model contains this (`h100`, `h200`): what
+    /// a `campaign run` on that GPU would do next (default: every model's steps count).
+    #[arg(long, value_name = "MODEL")]
+    pub hardware: Option<String>,
 }
 
 /// Arguments of `campaign unpack`.
@@ -413,6 +417,10 @@ pub struct CampaignMachineArgs {
     /// The backend.
     #[arg(long, value_enum, default_value = "cuda")]
     pub backend: Backend,
+    /// Print the hardware model the folder's name starts with instead (the GPU's or CPU's
+    /// name without the driver): a step done on one model is still to do on another.
+    #[arg(long)]
+    pub hardware: bool,
 }
 
 /// Arguments of `check`.

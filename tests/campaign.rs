@@ -712,6 +712,67 @@ fn a_step_whose_tests_or_compiler_did_not_come_waits_and_the_next_runs() {
 }
 
 #[test]
+fn a_step_done_on_other_hardware_runs_again_on_this_one() {
+    let dir = scratch("other-hardware");
+    let (said, out, results) = one_step(
+        &dir,
+        "mp 5 run litmus/mp/MP+rlx.gpu+rlx.gpu.litmus \
+         --iterations 200",
+        "60s",
+    );
+    assert!(said.contains("mp: complete"), "{said}");
+    unpack(&results, &[out.join("mp.tar.gz")]);
+    let here = text(
+        &bin()
+            .args(["campaign", "machine", "--backend", "cpu", "--hardware"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .trim()
+    .to_string();
+    let record = step_dir(&results, "mp").join(progress::RECORD);
+    assert_eq!(progress::read(&record).unwrap().model, here);
+    let manifest = dir.join("m.txt");
+    let status = |hardware: Option<&str>| {
+        let mut args = vec!["status", "--backend", "cpu"];
+        args.extend(hardware.map(|h| ["--hardware", h]).into_iter().flatten());
+        text(&campaign(&args, &[("--manifest", &manifest), ("--results", &results)]).stdout)
+    };
+    assert!(status(Some(&here)).contains("every step is done"));
+    // The same record, as if an H200 had made it.
+    let mut rec = progress::read(&record).unwrap();
+    rec.model = "nvidia-h200".into();
+    std::fs::write(&record, serde_json::to_string(&rec).unwrap()).unwrap();
+    let any = status(None);
+    assert!(any.contains("every step is done"), "{any}");
+    assert!(
+        any.contains("counted whatever hardware they ran on: 1 on nvidia-h200"),
+        "{any}"
+    );
+    assert!(status(Some("H200")).contains("every step is done"));
+    assert!(
+        status(Some(&here)).contains("next: mp"),
+        "{}",
+        status(Some(&here))
+    );
+    // `campaign run` counts only this hardware's steps, so it runs the step again.
+    std::fs::remove_dir_all(&out).unwrap();
+    let dirs = [
+        ("--manifest", manifest.as_path()),
+        ("--results", &results),
+        ("--out", &out),
+    ];
+    let o = campaign(&["run", "--backend", "cpu", "--budget", "60s"], &dirs);
+    assert!(
+        text(&o.stdout).contains("mp: complete"),
+        "{}",
+        text(&o.stdout)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_violations_a_step_saw_are_replayed_in_its_window_and_come_back_with_it() {
     // Under a model that allows nothing, every test of litmus/wrc is a violation: the first
     // three are replayed with the part's seed and settings, the rest only counted.

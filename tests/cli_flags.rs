@@ -36,6 +36,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ("first", "first test"),
     ("force", "overwrite"),
     ("gres", "resources"),
+    ("hardware", "hardware"),
     ("herd", "herd7"),
     ("html", "html"),
     ("index", "shard"),

@@ -17,14 +17,22 @@ pub fn steps(path: &Path) -> Result<Vec<Step>, AppError> {
     Ok(manifest::parse(&text, path)?)
 }
 
-/// The steps with their standing, warnings about unreadable records printed.
-pub fn standing(common: &CampaignCommon) -> Result<Vec<(Step, Standing)>, AppError> {
+/// The steps with their standing on the hardware models whose names contain `hardware` (on
+/// every model where `None`), warnings about unreadable records printed.
+pub fn standing(
+    common: &CampaignCommon,
+    hardware: Option<&str>,
+) -> Result<Vec<(Step, Standing)>, AppError> {
     let steps = steps(&common.manifest)?;
     let (found, warnings) = progress::found(&common.results);
     for w in warnings {
         eprintln!("ptx-litmus: campaign: skipping a step record: {w}");
     }
-    let standing = progress::standing(&steps, &found, common.backend.as_str());
+    let scope = progress::Scope {
+        backend: common.backend.as_str(),
+        model: hardware,
+    };
+    let standing = progress::standing(&steps, &found, scope);
     Ok(steps.into_iter().zip(standing).collect())
 }
 
@@ -39,13 +47,9 @@ pub fn pace(common: &CampaignCommon) -> Option<progress::Pace> {
 pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
     let c = &args.common;
     let budget = window::budget_seconds(&args.budget)?;
-    let all = standing(c)?;
-    println!(
-        "campaign {} on the {} backend, from the step records under {}/:",
-        c.manifest.display(),
-        c.backend.as_str(),
-        c.results.display()
-    );
+    let hardware = args.hardware.as_deref().map(str::to_ascii_lowercase);
+    let all = standing(c, hardware.as_deref())?;
+    print_header(c, hardware.as_deref());
     let pace = pace(c);
     let (next, failed) = list_steps(c, &all, pace);
     let Some((first, _)) = next.first() else {
@@ -79,13 +83,60 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
         .iter()
         .all(|(_, st)| matches!(st, Standing::Todo(tries) if tries.is_empty()));
     if untried && c.backend.as_str() == "cuda" {
+        let what = if hardware.is_some() { "that" } else { "a" };
         println!(
-            "first window: nothing has run on a GPU yet, so make it one device call of \
+            "first window: nothing has run on {what} GPU yet, so make it one device call of \
              `bash campaign/window.sh 590` (timeout_s 600): the smoke, then the campaign \
              (docs/gpu-runs.md)"
         );
     }
     Ok(Exit::Success)
+}
+
+/// Status's first lines: what it reads, and on which hardware the steps it counts ran.
+fn print_header(c: &CampaignCommon, hardware: Option<&str>) {
+    let on = match hardware {
+        Some(h) => format!(" on hardware matching `{h}`"),
+        None => String::new(),
+    };
+    println!(
+        "campaign {} on the {} backend{on}, from the step records under {}/:",
+        c.manifest.display(),
+        c.backend.as_str(),
+        c.results.display()
+    );
+    if hardware.is_none() {
+        if let Some(line) = models_line(c) {
+            println!("{line}");
+        }
+    }
+}
+
+/// Which hardware models the backend's complete steps ran on, where any did: each model's
+/// standing is its own, which `--hardware` shows.
+fn models_line(c: &CampaignCommon) -> Option<String> {
+    let (found, _) = progress::found(&c.results);
+    let mut models = std::collections::BTreeMap::<&str, usize>::new();
+    for f in found
+        .iter()
+        .filter(|f| f.record.backend == c.backend.as_str())
+    {
+        if f.record.complete {
+            *models.entry(f.record.model.as_str()).or_default() += 1;
+        }
+    }
+    if models.is_empty() {
+        return None;
+    }
+    let list: Vec<String> = models
+        .iter()
+        .map(|(m, n)| format!("{n} on {}", if m.is_empty() { "?" } else { m }))
+        .collect();
+    Some(format!(
+        "steps done, counted whatever hardware they ran on: {}; a `campaign run` counts only \
+         those of the hardware it runs on, as `--hardware MODEL` shows",
+        list.join(", ")
+    ))
 }
 
 /// Prints each step's line (done, failed or to do); returns the steps to do, with what each
@@ -182,23 +233,25 @@ fn resumed(step: &Step, dir: &Path, c: &CampaignCommon) -> Option<Result<Resume,
     campaign_resume::find(step, &tries, &rec.machine, c.backend.as_str())
 }
 
-/// The machine folder (`results/<machine>/`) results of `backend` go into here; `Err` when
-/// the backend cannot run here.
-pub fn machine_folder(backend: Backend) -> Result<String, AppError> {
+/// The machine folder (`results/<machine>/`) results of `backend` go into here, and the
+/// hardware model it starts with; `Err` when the backend cannot run here.
+pub fn machine_folder(backend: Backend) -> Result<(String, String), AppError> {
     if backend == Backend::Cuda {
         harness::cuda::status().map_err(|why| format!("--backend cuda: {why}"))?;
     }
     let mut rec = RunRecord::new("x", backend.as_str(), vec![], Parameters::default(), "");
     rec.provenance = harness::provenance(backend);
     let dir = results::default_dir(Path::new(""), &rec);
-    Ok(dir
+    let folder = dir
         .parent()
         .map(|p| p.display().to_string())
-        .unwrap_or_default())
+        .unwrap_or_default();
+    Ok((folder, results::model(&rec)))
 }
 
 /// Runs `campaign machine`.
 pub fn machine(args: &CampaignMachineArgs) -> Result<Exit, AppError> {
-    println!("{}", machine_folder(args.backend)?);
+    let (folder, model) = machine_folder(args.backend)?;
+    println!("{}", if args.hardware { model } else { folder });
     Ok(Exit::Success)
 }

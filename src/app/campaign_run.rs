@@ -29,6 +29,8 @@ struct Ctx {
     exe: PathBuf,
     backend: String,
     machine: String,
+    /// The hardware model the machine folder starts with.
+    model: String,
     /// Where step folders are made: `work/<machine>/<run>/`.
     work: PathBuf,
     out: PathBuf,
@@ -51,21 +53,25 @@ struct Outcome {
 pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
     let started = Instant::now();
     let budget = budget_seconds(&args.budget)?;
-    let all = standing(&args.common)?;
+    let anywhere = standing(&args.common, None)?;
     let pace = pace(&args.common).map(|p| p.factor);
-    let todo = todo(args, &all)?;
-    let steps: Vec<&Step> = todo.iter().map(|(s, _)| *s).collect();
+    todo(args, &anywhere)?;
     prepare_out(&args.out)?;
     let exe = std::env::current_exe()?;
-    let machine = match ask_machine(&exe, args.common.backend.as_str()) {
+    let (machine, model) = match ask_machine(&exe, args.common.backend.as_str()) {
         Ok(m) => m,
         Err(why) => {
             // What comes back from a device call is only `--out`: the reason goes there too.
+            let steps: Vec<&Step> = todo(args, &anywhere)?.iter().map(|(s, _)| *s).collect();
             write_nothing_ran(&args.out, &why, &steps)?;
             return Err(why.into());
         }
     };
-    let ctx = Ctx::new(args, exe, machine);
+    // A step done on other hardware is still to do on this one.
+    let all = standing(&args.common, Some(&model))?;
+    let todo = todo(args, &all)?;
+    let steps: Vec<&Step> = todo.iter().map(|(s, _)| *s).collect();
+    let ctx = Ctx::new(args, exe, machine, model);
     interrupt::install();
     let time = Window {
         started,
@@ -141,7 +147,7 @@ fn todo<'a>(
 impl Ctx {
     /// The run's context: its time stamp, and its scratch folder (`--work`, else a fresh one
     /// under the temp dir).
-    fn new(args: &CampaignRunArgs, exe: PathBuf, machine: String) -> Ctx {
+    fn new(args: &CampaignRunArgs, exe: PathBuf, machine: String, model: String) -> Ctx {
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
@@ -160,6 +166,7 @@ impl Ctx {
             exe,
             backend: args.common.backend.as_str().to_string(),
             machine,
+            model,
             work,
             out: args.out.clone(),
             files: usize::from(args.files),
@@ -305,11 +312,19 @@ fn prepare_out(out: &Path) -> Result<(), AppError> {
     Ok(())
 }
 
-/// The machine folder, from a process of its own (the campaign's process never opens the
-/// GPU, so a step's fault cannot reach it); `Err` is the one-line reason there is none.
-fn ask_machine(exe: &Path, backend: &str) -> Result<String, String> {
+/// The machine folder and the hardware model it starts with, each from a process of its own
+/// (the campaign's process never opens the GPU, so a step's fault cannot reach it); `Err` is
+/// the one-line reason there is none.
+fn ask_machine(exe: &Path, backend: &str) -> Result<(String, String), String> {
+    let folder = ask(exe, backend, &[])?;
+    Ok((folder, ask(exe, backend, &["--hardware"])?))
+}
+
+/// One line of `campaign machine` with `flags`, a plain name.
+fn ask(exe: &Path, backend: &str, flags: &[&str]) -> Result<String, String> {
     let o = Command::new(exe)
         .args(["campaign", "machine", "--backend", backend])
+        .args(flags)
         .output()
         .map_err(|e| format!("campaign: cannot start {}: {e}", exe.display()))?;
     let text = String::from_utf8_lossy(&o.stdout).trim().to_string();
@@ -616,6 +631,7 @@ fn finish_step(
         command: step.to_string(),
         backend: ctx.backend.clone(),
         machine: ctx.machine.clone(),
+        model: ctx.model.clone(),
         run: o.run.clone(),
         started: ctx.stamp.clone(),
         elapsed_s: t0.elapsed().as_secs_f64(),

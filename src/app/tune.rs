@@ -96,7 +96,7 @@ fn tune_family(
 fn out_dir(args: &TuneArgs, backend: Backend) -> Result<PathBuf, AppError> {
     let out = match &args.out {
         Some(d) => d.clone(),
-        None => PathBuf::from(super::campaign::machine_folder(backend)?).join("tuned"),
+        None => PathBuf::from(super::campaign::machine_folder(backend)?.0).join("tuned"),
     };
     std::fs::create_dir_all(&out).map_err(|e| format!("{}: cannot create: {e}", out.display()))?;
     Ok(out)

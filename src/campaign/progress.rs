@@ -25,6 +25,10 @@ pub struct StepRecord {
     pub backend: String,
     /// The machine folder its results belong in (`results/<machine>/`).
     pub machine: String,
+    /// The hardware model the machine folder starts with (the GPU's or CPU's name, without
+    /// the driver): a step done on one GPU model is still to do on another.
+    #[serde(default)]
+    pub model: String,
     /// The result folder's name (`results/<machine>/<run>/`).
     pub run: String,
     /// When it started (RFC 3339).
@@ -111,14 +115,31 @@ pub enum Standing {
     Failed(Vec<PathBuf>),
 }
 
-/// The standing of each step of `steps` on `backend`, from the records `found`.
-pub fn standing(steps: &[Step], found: &[Found], backend: &str) -> Vec<Standing> {
+/// Which step records count: those of one backend and, where `model` is given, of the
+/// hardware models whose names contain it (`h100` counts an H100's, not an H200's).
+#[derive(Clone, Copy, Debug)]
+pub struct Scope<'a> {
+    /// The backend (`cuda`, `cpu`).
+    pub backend: &'a str,
+    /// A part of the hardware model's name, or every model.
+    pub model: Option<&'a str>,
+}
+
+impl Scope<'_> {
+    /// Whether `r` counts.
+    pub fn counts(&self, r: &StepRecord) -> bool {
+        r.backend == self.backend && self.model.is_none_or(|m| r.model.contains(m))
+    }
+}
+
+/// The standing of each step of `steps` in `scope`, from the records `found`.
+pub fn standing(steps: &[Step], found: &[Found], scope: Scope) -> Vec<Standing> {
     steps
         .iter()
         .map(|s| {
             let mut mine: Vec<&Found> = found
                 .iter()
-                .filter(|f| f.record.step == s.name && f.record.backend == backend)
+                .filter(|f| f.record.step == s.name && scope.counts(&f.record))
                 .collect();
             // Oldest first, across machine folders too.
             mine.sort_by(|a, b| (&a.record.started, &a.dir).cmp(&(&b.record.started, &b.dir)));
@@ -195,6 +216,7 @@ mod tests {
             command: String::new(),
             backend: backend.into(),
             machine: "m".into(),
+            model: "nvidia-h200".into(),
             run: format!("{step}-1"),
             started: "t".into(),
             elapsed_s: 1.0,
@@ -216,6 +238,38 @@ mod tests {
         }
     }
 
+    fn cuda(model: Option<&str>) -> Scope<'_> {
+        Scope {
+            backend: "cuda",
+            model,
+        }
+    }
+
+    #[test]
+    fn a_step_done_on_one_gpu_model_is_still_to_do_on_another() {
+        let steps = manifest::parse("a 1 run x\nb 1 run x\n", Path::new("m")).unwrap();
+        let mut h100 = tried("a", "1", true, false);
+        h100.record.model = "nvidia-h100-80gb-hbm3".into();
+        let found = [h100, tried("b", "1", true, false)];
+        let done = |s: &Standing| matches!(s, Standing::Done(_));
+        let on = |m| {
+            standing(&steps, &found, cuda(m))
+                .iter()
+                .map(done)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(on(None), [true, true], "every model's records count");
+        assert_eq!(on(Some("h100")), [true, false]);
+        assert_eq!(on(Some("nvidia-h200")), [false, true]);
+        assert_eq!(on(Some("b200")), [false, false]);
+        // A record written before the model was recorded counts only for every model.
+        let old = r#"{"format":"ptx-litmus-campaign-step/1","step":"a","command":"","backend":"cuda",
+            "machine":"m","run":"a-1","started":"1","elapsed_s":1.0,"complete":true,"exits":[0],
+            "notes":[]}"#;
+        let old: StepRecord = serde_json::from_str(old).unwrap();
+        assert!(cuda(None).counts(&old) && !cuda(Some("h100")).counts(&old));
+    }
+
     #[test]
     fn a_step_whose_latest_try_failed_by_itself_waits_for_a_look() {
         let steps = manifest::parse("a 1 run x\nb 1 run x\nc 1 run x\n", Path::new("m")).unwrap();
@@ -230,7 +284,7 @@ mod tests {
             tried("c", "1", false, false),
             tried("c", "2", true, false),
         ];
-        let s = standing(&steps, &found, "cuda");
+        let s = standing(&steps, &found, cuda(None));
         let Standing::Failed(a) = &s[0] else {
             panic!("{:?}", s[0]);
         };
@@ -270,14 +324,21 @@ mod tests {
         let (found, warnings) = found(&root);
         assert_eq!(found.len(), 3);
         assert_eq!(warnings.len(), 1, "{warnings:?}");
-        let s = standing(&steps, &found, "cuda");
+        let s = standing(&steps, &found, cuda(None));
         assert!(matches!(&s[0], Standing::Done(d) if d.ends_with("gpu/a-1")));
         assert!(matches!(&s[1], Standing::Todo(t) if t.len() == 1));
         // Done on the CPU is not done on the GPU.
         assert!(matches!(&s[2], Standing::Todo(t) if t.is_empty()));
         assert!(matches!(&s[3], Standing::Todo(t) if t.is_empty()));
         assert!(matches!(
-            &standing(&steps, &found, "cpu")[2],
+            &standing(
+                &steps,
+                &found,
+                Scope {
+                    backend: "cpu",
+                    model: None
+                }
+            )[2],
             Standing::Done(_)
         ));
         let _ = std::fs::remove_dir_all(&root);

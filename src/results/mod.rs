@@ -40,18 +40,23 @@ use std::path::{Path, PathBuf};
 /// `<root>/<gpu or backend>-<driver>/<run-id>`, from provenance keys `gpu` (or `cpu`) and
 /// `driver` when present.
 pub fn default_dir(root: &Path, run: &RunRecord) -> PathBuf {
-    let machine = run
-        .provenance
-        .get("gpu")
-        .or_else(|| run.provenance.get("cpu"))
-        .cloned()
-        .unwrap_or_else(|| run.backend.clone());
-    let mut group = slug(&machine);
+    let mut group = model(run);
     if let Some(driver) = run.provenance.get("driver") {
         group.push('-');
         group.push_str(&slug(driver));
     }
     root.join(group).join(crate::litmus::file_stem(&run.run_id))
+}
+
+/// The hardware a run ran on, as its machine folder's name starts: the slug of the GPU's name
+/// (or the CPU's, or else the backend's), without the driver.
+pub fn model(run: &RunRecord) -> String {
+    let name = run
+        .provenance
+        .get("gpu")
+        .or_else(|| run.provenance.get("cpu"))
+        .unwrap_or(&run.backend);
+    slug(name)
 }
 
 /// The directory of a new result set under `root` whose id the run made itself (from the
