@@ -1,6 +1,8 @@
 //! Every test of `litmus/` and every non-proxy test of the published corpus generates a kernel
 //! that ptxas assembles for sm_90, and the SASS check finds every memory operation, fence and
-//! barrier of every role in program order with the strength and scope the PTX asked for. Proxy
+//! barrier of every role in program order with the strength and scope the PTX asked for; the
+//! tests of `litmus/` do so under the other presets too, whose simpler set-up code gives
+//! ptxas other chances to optimise across a role's call. Proxy
 //! tests generate too unless they use a texture, surface or constant proxy (generic aliases
 //! run through a second virtual mapping of the memory), and tests whose barrier quorum no
 //! execution meets, which are refused with that reason.
@@ -92,4 +94,46 @@ fn every_kernel_assembles_and_keeps_every_test_operation() {
     );
     seen("fence.sc.gpu", "MEMBAR.SC.GPU + CCTL.IVALL");
     seen("ld.weak.global.u32", "LDG.E");
+}
+
+#[test]
+fn every_preset_s_kernels_keep_every_test_operation() {
+    if !tools_present("every_preset_s_kernels_keep_every_test_operation") {
+        return;
+    }
+    let dirs = [root().join("litmus")];
+    let files = ptx_litmus::litmus::discover(&dirs).unwrap();
+    let tests: Vec<_> = files
+        .iter()
+        .map(|p| (p, ptx_litmus::litmus::parse_file(p).unwrap()))
+        .collect();
+    for (name, stress) in [
+        ("basic", ptx_litmus::codegen::Stress::basic()),
+        ("interleave", ptx_litmus::codegen::Stress::interleave()),
+    ] {
+        let mut kernels = Vec::new();
+        for (path, test) in &tests {
+            match ptx_litmus::codegen::build(test, &stress) {
+                Ok(k) => kernels.push((path, k)),
+                Err(e) if e.to_string().contains("no execution completes") => {}
+                Err(e) => panic!("{name}: {}: {e}", path.display()),
+            }
+        }
+        assert!(
+            kernels.len() >= 220,
+            "{name}: only {} kernels",
+            kernels.len()
+        );
+        let refs: Vec<_> = kernels.iter().map(|(_, k)| k).collect();
+        let failures: Vec<String> = kernels
+            .iter()
+            .zip(sass::check_many(&refs, "sm_90"))
+            .filter_map(|((path, _), r)| match r {
+                Ok(c) if c.ok() => None,
+                Ok(c) => Some(format!("{}: {}", path.display(), c.errors().join("; "))),
+                Err(e) => Some(format!("{}: {e}", path.display())),
+            })
+            .collect();
+        assert!(failures.is_empty(), "{name}:\n{}", failures.join("\n"));
+    }
 }

@@ -133,6 +133,7 @@ impl Entry<'_> {
             f.decl(".reg .b64 %sy;");
         }
         load_params(&mut f, self.layout);
+        opaque_zero(&mut f);
         launch_seed(&mut f);
         f.section();
         f.decl(".reg .b32 %pcl, %rank, %x, %tile, %c, %j, %warp, %wk, %block, %g, %lane, %ll, %run, %idx, %role, %am, %bm, %rot, %aw, %bw, %al, %bl, %bar, %st, %skel, %sa;");
@@ -444,7 +445,9 @@ impl Entry<'_> {
                     u64::from(a.view) * layout.view_bytes
                 ));
             }
-            f.line(format!("sub.u64 %ga, %ga, {};", a.bias));
+            opaque_bias(f, a.bias);
+            f.line("cvt.u64.u32 %bias64, %bias;");
+            f.line("sub.u64 %ga, %ga, %bias64;");
             f.line(format!("mov.u64 %ga_{n}, %ga;"));
             return ("b64", format!("%ga_{n}"));
         }
@@ -460,7 +463,8 @@ impl Entry<'_> {
             f.line(format!("rem.u32 %h, %h, {k};"));
             f.line("mapa.shared::cluster.u32 %sa, %sa, %h;");
         }
-        f.line(format!("sub.u32 %sa, %sa, {};", a.bias));
+        opaque_bias(f, a.bias);
+        f.line("sub.u32 %sa, %sa, %bias;");
         f.line(format!("mov.u32 %sa_{n}, %sa;"));
         ("b32", format!("%sa_{n}"))
     }
@@ -579,4 +583,22 @@ impl Entry<'_> {
         }
         f.line("ret;");
     }
+}
+
+/// Declares `%opq`, a zero ptxas cannot see: the low byte of the memory buffer's address,
+/// which the driver aligns to at least 256 bytes, as it does every allocation (CUDA C++
+/// Programming Guide, "Device Memory Accesses").
+fn opaque_zero(f: &mut Func) {
+    f.decl(".reg .b32 %opq, %bias;");
+    f.decl(".reg .b64 %bias64;");
+    f.line("cvt.u32.u64 %opq, %mem;");
+    f.line("and.b32 %opq, %opq, 255;");
+}
+
+/// Puts a location argument's bias into `%bias` as `bias xor %opq`: the same value, but not
+/// a constant to ptxas, so it cannot cancel the bias against the role's immediate offset
+/// (when a role has one caller, ptxas propagates across the call: the `basic` preset's
+/// `STS [R6]` where `STS [R6+0x10]` was asked) and the offset still names the location.
+fn opaque_bias(f: &mut Func, bias: u32) {
+    f.line(format!("xor.b32 %bias, %opq, {bias};"));
 }

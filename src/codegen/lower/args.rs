@@ -23,7 +23,8 @@ pub struct LocArg {
     #[serde(default)]
     pub view: u32,
     /// Bytes the argument is biased by (the caller passes `address - bias`, every access adds
-    /// `bias` back as an immediate offset that survives into the SASS).
+    /// `bias` back as an immediate offset that survives into the SASS: the caller computes
+    /// the bias from a zero ptxas cannot see, so it cannot cancel the two).
     pub bias: u32,
 }
 
