@@ -12,7 +12,9 @@ use super::skeleton::Skeletons;
 use super::NONE;
 use crate::codegen::fragments::SPIN_BOUND;
 use crate::codegen::func::Func;
-use crate::codegen::layout::{as_u32, Layout, Salt, TEST_ENTRY, WARP_MULTIPLIERS};
+use crate::codegen::layout::{
+    as_u32, Layout, Salt, MEMORY_ZERO_BITS, TEST_ENTRY, WARP_MULTIPLIERS,
+};
 use crate::codegen::lower::{LocArg, RoleCode};
 use crate::codegen::ptx::PSpace;
 use crate::codegen::stress::Stress;
@@ -585,14 +587,13 @@ impl Entry<'_> {
     }
 }
 
-/// Declares `%opq`, a zero ptxas cannot see: the low byte of the memory buffer's address,
-/// which the driver aligns to at least 256 bytes, as it does every allocation (CUDA C++
-/// Programming Guide, "Device Memory Accesses").
+/// Declares `%opq`, a zero ptxas cannot see: the low bits of the memory buffer's address
+/// ([`MEMORY_ZERO_BITS`]), which the host places at an aligned address and checks.
 fn opaque_zero(f: &mut Func) {
     f.decl(".reg .b32 %opq, %bias;");
     f.decl(".reg .b64 %bias64;");
     f.line("cvt.u32.u64 %opq, %mem;");
-    f.line("and.b32 %opq, %opq, 255;");
+    f.line(format!("and.b32 %opq, %opq, {MEMORY_ZERO_BITS};"));
 }
 
 /// Puts a location argument's bias into `%bias` as `bias xor %opq`: the same value, but not

@@ -12,6 +12,11 @@ use serde::{Deserialize, Serialize};
 /// Largest outcome space the device histogram holds.
 pub const MAX_OUTCOMES: u64 = 1 << 20;
 
+/// The low bits of the memory buffer's address that must be zero: the test entry makes its
+/// location arguments' biases from them, a zero ptxas cannot see (`emit/test_entry.rs`), and
+/// the host checks the buffer's alignment before a launch.
+pub const MEMORY_ZERO_BITS: u32 = 0xff;
+
 /// The entry that runs the test's instances.
 pub const TEST_ENTRY: &str = "litmus_test";
 

@@ -17,7 +17,7 @@ mod shape;
 
 pub use abi::{
     as_u32, Buffer, BufferKind, Counter, DeviceCounts, LaunchConfig, Param, COLLECT_ENTRY,
-    COUNTERS, MAX_OUTCOMES, MAX_TEXTURE_ELEMENTS, PARAMS, TEST_ENTRY, VIEW_ALIGN,
+    COUNTERS, MAX_OUTCOMES, MAX_TEXTURE_ELEMENTS, MEMORY_ZERO_BITS, PARAMS, TEST_ENTRY, VIEW_ALIGN,
 };
 pub use hash::{chance, mix32, Salt};
 pub use launch_seed::{launch_seed, SeedStep, GAMMA, SEED_STEPS, SYNC_LAUNCH_INDEX};

@@ -8,6 +8,7 @@
 use super::driver::{check, usable};
 use super::views::Views;
 use super::wait;
+use crate::codegen::layout::MEMORY_ZERO_BITS;
 use crate::codegen::{BufferKind, Layout};
 use crate::harness::RunError;
 use cudarc::driver::sys;
@@ -19,6 +20,18 @@ use std::time::Instant;
 /// compute capability 9.0; `textures::linear_resource` checks the device's own), so each
 /// buffer is allocated this much larger and placed at the first boundary inside.
 const BASE_ALIGN: u64 = 4096;
+
+/// The memory buffer's address `ptr` has the low bits the test kernel takes its zero from
+/// ([`MEMORY_ZERO_BITS`]) clear; a buffer elsewhere would move every location argument.
+fn zero_bits(ptr: u64) -> Result<(), String> {
+    match ptr & u64::from(MEMORY_ZERO_BITS) {
+        0 => Ok(()),
+        _ => Err(format!(
+            "the memory buffer is at {ptr:#x}, whose low bits ({MEMORY_ZERO_BITS:#x}) the \
+             kernel needs to be 0"
+        )),
+    }
+}
 
 /// A buffer's allocation and the aligned address it is used at.
 struct Allocation {
@@ -74,6 +87,7 @@ impl Buffers {
                 &format!("cuMemsetD8Async({:?})", buf.kind),
             )?;
         }
+        zero_bits(b.ptr(BufferKind::Memory))?;
         Ok(b)
     }
 
@@ -134,5 +148,19 @@ impl Drop for Buffers {
             // SAFETY: allocated by `new`, freed once; the runner synchronises its stream first.
             unsafe { sys::cuMemFree_v2(a.raw) };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_memory_buffer_s_placement_keeps_the_kernel_s_zero() {
+        // Every buffer starts at a BASE_ALIGN boundary, which clears the bits the kernel reads.
+        assert_eq!(BASE_ALIGN & u64::from(MEMORY_ZERO_BITS), 0);
+        assert!(zero_bits(0x7f12_3456_1000_u64.next_multiple_of(BASE_ALIGN)).is_ok());
+        let err = zero_bits(0x7f12_3456_1010).unwrap_err();
+        assert!(err.contains("0x7f1234561010"), "{err}");
     }
 }
