@@ -773,6 +773,30 @@ fn a_step_done_on_other_hardware_runs_again_on_this_one() {
 }
 
 #[test]
+fn a_step_that_ran_no_test_is_not_done_and_waits_for_a_look() {
+    // Both tests are refused before they run (no execution meets their barrier's quorum), as
+    // every test of a compiler step is when its carried cubins are not the kernels'.
+    let dir = scratch("none-ran");
+    let q = "litmus/barrier-quorum";
+    let step = format!(
+        "q 5 run {q}/MP+bar.q4of3-hang.litmus {q}/SB+bar.q2-inst1+inst2-hang.litmus \
+         --iterations 200"
+    );
+    let (said, out, results) = one_step(&dir, &step, "60s");
+    assert!(said.contains("q: INCOMPLETE"), "{said}");
+    assert!(
+        said.contains("no test ran: all 2 were skipped (the first, "),
+        "{said}"
+    );
+    unpack(&results, &[out.join("q.tar.gz")]);
+    let dirs = [("--manifest", dir.join("m.txt")), ("--results", results)];
+    let dirs: Vec<(&str, &Path)> = dirs.iter().map(|(f, p)| (*f, p.as_path())).collect();
+    let status = text(&campaign(&["status", "--backend", "cpu"], &dirs).stdout);
+    assert!(status.contains("  fail  q"), "{status}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn the_violations_a_step_saw_are_replayed_in_its_window_and_come_back_with_it() {
     // Under a model that allows nothing, every test of litmus/wrc is a violation: the first
     // three are replayed with the part's seed and settings, the rest only counted.

@@ -6,7 +6,7 @@ use super::campaign_child::supervise;
 use super::campaign_pack::pack;
 use super::campaign_replay::Replay;
 use super::campaign_resume::{self, Resume};
-use super::campaign_tests::run_command;
+use super::campaign_tests::{self, run_command};
 use super::{interrupt, AppError, Exit};
 use crate::campaign::limits;
 use crate::campaign::manifest::{split_run, Kind, Step};
@@ -438,7 +438,9 @@ fn run_tests(
             t.exits
         ));
     }
-    let complete = !stopped && !t.all.is_empty() && t.all.is_subset(&t.done);
+    let idle = campaign_tests::none_ran(&t.parts).filter(|_| !stopped);
+    let complete = !stopped && idle.is_none() && !t.all.is_empty() && t.all.is_subset(&t.done);
+    t.notes.extend(idle);
     merge_parts(&t.parts, run, dir, complete)?;
     t.notes.extend(sass_note(&t.parts));
     if !stopped {

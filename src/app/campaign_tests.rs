@@ -29,6 +29,27 @@ pub fn covered(parts: &[PathBuf]) -> BTreeSet<String> {
     done
 }
 
+/// Why a step whose parts ran no test at all, every one skipped (a compiler whose cubins
+/// are not the kernels', a device that refused them all), is not done: the note saying so,
+/// with the first reason; `None` when a test ran or none was skipped.
+pub fn none_ran(parts: &[PathBuf]) -> Option<String> {
+    let sets: Vec<_> = parts
+        .iter()
+        .filter_map(|p| results::read_result_set(p).ok())
+        .collect();
+    if sets.iter().any(|s| !s.tests.is_empty()) {
+        return None;
+    }
+    let skipped: Vec<_> = sets.iter().flat_map(|s| &s.run.skipped_tests).collect();
+    let first = skipped.first()?;
+    Some(format!(
+        "no test ran: all {} were skipped (the first, {}: {}), so the step is not done",
+        skipped.len(),
+        first.path,
+        first.reason
+    ))
+}
+
 /// The `ptx-litmus run` process of a step's part: `tests` with the step's `flags` (seed 1
 /// unless they give one) on `backend`, quiet, as run `id`, its result set under `out`.
 pub fn run_command(
