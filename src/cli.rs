@@ -168,6 +168,10 @@ pub enum ToolchainsAction {
         /// The GPU architecture.
         #[arg(long, default_value = "sm_90")]
         arch: String,
+        /// Remove the version's other cubins for the architecture (older kernels'), so that
+        /// only these kernels' travel.
+        #[arg(long)]
+        prune: bool,
     },
 }
 

@@ -53,6 +53,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ("out", "write"),
     ("parents", "perturbs"),
     ("placement", "placements"),
+    ("prune", "remove"),
     ("ptxas", "versions"),
     ("quiet", "progress"),
     ("random", "random configurations"),

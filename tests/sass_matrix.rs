@@ -460,6 +460,41 @@ fn prebuild_reports_kernels_a_version_refuses_and_fails_only_on_its_own_errors()
 }
 
 #[test]
+fn prebuild_names_the_cubins_of_other_kernels_and_prunes_them() {
+    let store = refusing_store("sass_matrix_pruned_store");
+    let prebuild = |test: &str, prune: bool| {
+        let mut c = bin();
+        c.args(["toolchains", "prebuild", "12.4", test]);
+        if prune {
+            c.arg("--prune");
+        }
+        let o = c
+            .env(store::ENV, &store)
+            .current_dir(root())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+        text(&o.stdout)
+    };
+    let cubins = store.join("cuda-12.4.131/cubins");
+    let count = || std::fs::read_dir(&cubins).unwrap().count();
+    let first = prebuild("litmus/mp/MP+rel.gpu+acq.gpu.litmus", false);
+    assert!(!first.contains("other"), "{first}");
+    // Another suite's kernels (or an older code generator's) are named, and kept...
+    let sb = "litmus/sb/SB+wk+wk.litmus";
+    let second = prebuild(sb, false);
+    assert!(
+        second.contains("1 other sm_90 cubin(s) in ") && second.contains("`--prune` removes them"),
+        "{second}"
+    );
+    assert_eq!(count(), 2);
+    // ...until `--prune` removes them: only these kernels' cubins are left to travel.
+    let pruned = prebuild(sb, true);
+    assert!(pruned.contains("not of these kernels: removed"), "{pruned}");
+    assert_eq!(count(), 1);
+}
+
+#[test]
 fn the_cpu_backend_refuses_a_compiler() {
     let o = bin()
         .args([

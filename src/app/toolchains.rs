@@ -6,6 +6,8 @@ use crate::codegen::Stress;
 use crate::harness::cuda::compiler::{offline_cubin, OfflineError};
 use crate::toolchain::index::{newest_per_minor, Index, Wanted};
 use crate::toolchain::{install, store, version, Version};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 /// Runs `toolchains`.
 pub fn run(args: &ToolchainsArgs) -> Result<Exit, AppError> {
@@ -19,7 +21,11 @@ pub fn run(args: &ToolchainsArgs) -> Result<Exit, AppError> {
             paths,
             stress,
             arch,
-        } => prebuild(&root, spec, paths, &super::stress::resolve(stress)?, arch),
+            prune,
+        } => {
+            let stress = super::stress::resolve(stress)?;
+            prebuild(&root, spec, paths, &stress, (arch, *prune))
+        }
         ToolchainsAction::Path { spec } => {
             let specs = version::parse_specs(spec)?;
             for i in store::resolve(&root, &specs)? {
@@ -132,18 +138,22 @@ fn write_beside(path: &std::path::Path, bytes: &[u8]) -> Result<(), String> {
 }
 
 /// Writes each kernel's cubin of each selected version into the store, and beside `cubins/`
-/// the PTX each was made of.
+/// the PTX each was made of; with `prune`, removes the version's other cubins for `arch`.
 fn prebuild(
     root: &std::path::Path,
     spec: &str,
     paths: &[std::path::PathBuf],
     stress: &Stress,
-    arch: &str,
+    (arch, prune): (&str, bool),
 ) -> Result<Exit, AppError> {
     let installed = store::resolve(root, &version::parse_specs(spec)?)?;
     let (kernels, mut exit) = super::sass::load_kernels(paths, stress)?;
     for i in installed.iter().filter(|i| i.has_ptxas()) {
         let (mut written, mut refused) = (0, 0);
+        let ours: BTreeSet<PathBuf> = kernels
+            .iter()
+            .map(|(_, k)| i.cubin_path(arch, &k.ptx))
+            .collect();
         for (path, k) in &kernels {
             let made = offline_cubin(i, &k.ptx, arch).and_then(|(cubin, _)| {
                 let kept = write_beside(&i.cubin_path(arch, &k.ptx), &cubin)
@@ -175,6 +185,53 @@ fn prebuild(
             );
         }
         println!();
+        if let Some(line) = others(&dir, arch, &ours, prune)? {
+            println!("{v}: {line}");
+        }
     }
     Ok(exit)
+}
+
+/// The cubins for `arch` in `dir` that are not `ours` (made for other kernels, such as those
+/// of an older code generator, which would only add to what travels): removed when `prune`
+/// (the PTX kept beside, which does not travel, stays); the line that says what was found
+/// or done.
+fn others(
+    dir: &Path,
+    arch: &str,
+    ours: &BTreeSet<PathBuf>,
+    prune: bool,
+) -> Result<Option<String>, AppError> {
+    let listed = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let prefix = format!("{arch}-");
+    let other: Vec<PathBuf> = listed
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| !ours.contains(p))
+        .filter(|p| {
+            let name = p.file_name().unwrap_or_default().to_string_lossy();
+            name.starts_with(&prefix) && name.ends_with(".cubin")
+        })
+        .collect();
+    if other.is_empty() {
+        return Ok(None);
+    }
+    let bytes: u64 = other
+        .iter()
+        .filter_map(|p| p.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    let what = format!(
+        "{} other {arch} cubin(s) in {} ({:.1} MB), not of these kernels",
+        other.len(),
+        dir.display(),
+        bytes as f64 / 1e6
+    );
+    if !prune {
+        return Ok(Some(format!("{what}: `--prune` removes them")));
+    }
+    for p in &other {
+        std::fs::remove_file(p).map_err(|e| format!("{}: {e}", p.display()))?;
+    }
+    Ok(Some(format!("{what}: removed")))
 }
