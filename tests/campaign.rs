@@ -796,6 +796,75 @@ fn a_step_that_ran_no_test_is_not_done_and_waits_for_a_look() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+#[cfg(unix)]
+#[test]
+fn a_compiler_step_whose_carried_cubins_are_other_kernels_waits() {
+    let dir = scratch("stale-cubins");
+    let (manifest, results, out) = (dir.join("m.txt"), dir.join("results"), dir.join("out"));
+    // A store as a device call carries it: cubins, no ptxas; this one of another kernel.
+    let store = dir.join("store");
+    let cubins = store.join("cuda-12.4.131/cubins");
+    std::fs::create_dir_all(&cubins).unwrap();
+    std::fs::write(cubins.join("sm_90-0123456789abcdef.cubin"), "cubin").unwrap();
+    let mp = "litmus/mp/MP+rlx.gpu+rlx.gpu.litmus --iterations 200";
+    let steps = format!("x 5 run {mp} --compiler ptxas:12.4 -o grid=preset\ny 5 run {mp}\n");
+    std::fs::write(&manifest, steps).unwrap();
+    let o = bin()
+        .args(["campaign", "run", "--backend", "cpu", "--budget", "60s"])
+        .args(["--manifest".as_ref(), manifest.as_os_str()])
+        .args(["--results".as_ref(), results.as_os_str()])
+        .args(["--out".as_ref(), out.as_os_str()])
+        .env("PTX_LITMUS_TOOLCHAINS", &store)
+        .output()
+        .unwrap();
+    let said = text(&o.stdout);
+    assert_eq!(o.status.code(), Some(0), "{said}{}", text(&o.stderr));
+    let why = "not run: x (its carried cubins are none of its 1 kernels' (made from other PTX";
+    assert!(said.contains(why), "{said}");
+    assert!(
+        said.contains("toolchains prebuild 12.4.131 ... --prune"),
+        "{said}"
+    );
+    assert!(said.contains("y: complete"), "{said}");
+    // Prebuilt for today's kernel (by a stand-in ptxas, taken away after), x starts.
+    let bin_dir = store.join("cuda-12.4.131/bin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    let ptxas = bin_dir.join("ptxas");
+    std::fs::write(&ptxas, "#!/bin/sh\nprintf cubin > \"$4\"\n").unwrap();
+    std::fs::set_permissions(&ptxas, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let test = "litmus/mp/MP+rlx.gpu+rlx.gpu.litmus";
+    let o = bin()
+        .args(["toolchains", "prebuild", "12.4", test])
+        .env("PTX_LITMUS_TOOLCHAINS", &store)
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    std::fs::remove_dir_all(&bin_dir).unwrap();
+    std::fs::remove_dir_all(&out).unwrap();
+    let o = bin()
+        .args([
+            "campaign",
+            "run",
+            "--backend",
+            "cpu",
+            "--budget",
+            "60s",
+            "--only",
+            "x",
+        ])
+        .args(["--manifest".as_ref(), manifest.as_os_str()])
+        .args(["--results".as_ref(), results.as_os_str()])
+        .args(["--out".as_ref(), out.as_os_str()])
+        .env("PTX_LITMUS_TOOLCHAINS", &store)
+        .output()
+        .unwrap();
+    let said = text(&o.stdout);
+    assert!(!said.contains("not run: x"), "{said}");
+    // (The CPU backend then refuses the compiler, as it must.)
+    assert!(said.contains("x: failed"), "{said}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn the_violations_a_step_saw_are_replayed_in_its_window_and_come_back_with_it() {
     // Under a model that allows nothing, every test of litmus/wrc is a violation: the first

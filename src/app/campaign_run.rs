@@ -255,7 +255,8 @@ fn stop_before(packed: usize, files: usize, stopped: bool, room: u64) -> Option<
 }
 
 /// What a `run` step needs that is not here, if anything: a test path, or its offline
-/// compiler (neither its ptxas nor its prebuilt cubins), which the device call did not carry.
+/// compiler (neither its ptxas nor its prebuilt cubins, or cubins of other kernels only),
+/// which the device call did not carry.
 /// Such a step waits for a window that has them, rather than fail and be held back as failed.
 fn absent(step: &Step) -> Option<String> {
     let Kind::Run(args) = &step.kind else {
@@ -268,12 +269,17 @@ fn absent(step: &Step) -> Option<String> {
         return Some(format!("its tests are not here: no {p}"));
     }
     let compiler: Compiler = step.compiler()?.parse().ok()?;
-    let why = compiler.resolve().err()?;
-    // Installing is for the build machine; here only carrying the cubins helps.
-    let why = why.split("; install one").next().unwrap_or_default();
-    Some(format!(
-        "its compiler is not here: {why}; carry its prebuilt cubins, `.tools/cuda-*/cubins`"
-    ))
+    match compiler.resolve() {
+        Ok(store) => super::campaign_cubins::stale(args, &store?),
+        Err(why) => {
+            // Installing is for the build machine; here only carrying the cubins helps.
+            let why = why.split("; install one").next().unwrap_or_default();
+            Some(format!(
+                "its compiler is not here: {why}; carry its prebuilt cubins, \
+                 `.tools/cuda-*/cubins`"
+            ))
+        }
+    }
 }
 
 /// What stopped a step's process: the signal the campaign was stopped by, else the end of

@@ -12,6 +12,7 @@ mod bench_shapes;
 mod bounded_check;
 mod campaign;
 mod campaign_child;
+mod campaign_cubins;
 mod campaign_pack;
 mod campaign_replay;
 mod campaign_resume;

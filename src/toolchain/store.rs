@@ -47,6 +47,17 @@ impl Installed {
             .join(format!("{arch}-{:016x}.cubin", fnv1a64(ptx.as_bytes())))
     }
 
+    /// Whether a cubin made of `ptx` is kept, for any architecture.
+    pub fn has_cubin_of(&self, ptx: &str) -> bool {
+        let tail = format!("-{:016x}.cubin", fnv1a64(ptx.as_bytes()));
+        let Ok(listed) = std::fs::read_dir(self.dir.join(CUBINS)) else {
+            return false;
+        };
+        listed
+            .flatten()
+            .any(|e| e.file_name().to_string_lossy().ends_with(&tail))
+    }
+
     /// Where `toolchains prebuild` keeps the PTX the cubin of `cubin_path(arch, ptx)` was
     /// made of, named by the same hash, so a cubin can be traced to its kernel.
     pub fn source_path(&self, ptx: &str) -> PathBuf {
@@ -155,6 +166,21 @@ mod tests {
         if with_ptxas {
             std::fs::write(bin.join("ptxas"), "").unwrap();
         }
+    }
+
+    #[test]
+    fn a_cubin_is_found_by_its_ptx_whatever_its_architecture() {
+        let root = std::env::temp_dir().join(format!("store-cubin-{}", std::process::id()));
+        let i = Installed {
+            version: "12.8.93".parse().unwrap(),
+            dir: root.join("cuda-12.8.93"),
+        };
+        assert!(!i.has_cubin_of("ptx a"), "no cubins/ folder");
+        std::fs::create_dir_all(i.cubin_path("sm_100", "ptx a").parent().unwrap()).unwrap();
+        std::fs::write(i.cubin_path("sm_100", "ptx a"), "cubin").unwrap();
+        assert!(i.has_cubin_of("ptx a"));
+        assert!(!i.has_cubin_of("ptx b"));
+        let _ = std::fs::remove_dir_all(&root);
     }
 
     #[test]
