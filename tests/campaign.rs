@@ -664,6 +664,23 @@ fn one_step(dir: &Path, step: &str, budget: &str) -> (String, PathBuf, PathBuf) 
     (said, out, results)
 }
 
+/// `campaign run` on the CPU backend, 60 s, of the manifest `m.txt` in `dir` (results and
+/// archives beside it) with the toolchain store `store` and `extra` flags.
+fn run_with_store(dir: &Path, store: &Path, extra: &[&str]) -> Output {
+    bin()
+        .args(["campaign", "run", "--backend", "cpu", "--budget", "60s"])
+        .args(extra)
+        .arg("--manifest")
+        .arg(dir.join("m.txt"))
+        .arg("--results")
+        .arg(dir.join("results"))
+        .arg("--out")
+        .arg(dir.join("out"))
+        .env("PTX_LITMUS_TOOLCHAINS", store)
+        .output()
+        .unwrap()
+}
+
 /// Unpacks `archives` into `results`, which must succeed.
 fn unpack<P: AsRef<Path>>(results: &Path, archives: &[P]) {
     let u = bin()
@@ -687,14 +704,7 @@ fn a_step_whose_tests_or_compiler_did_not_come_waits_and_the_next_runs() {
          y 5 run {mp}\n"
     );
     std::fs::write(&manifest, steps).unwrap();
-    let o = bin()
-        .args(["campaign", "run", "--backend", "cpu", "--budget", "60s"])
-        .args(["--manifest".as_ref(), manifest.as_os_str()])
-        .args(["--results".as_ref(), results.as_os_str()])
-        .args(["--out".as_ref(), out.as_os_str()])
-        .env("PTX_LITMUS_TOOLCHAINS", &store)
-        .output()
-        .unwrap();
+    let o = run_with_store(&dir, &store, &[]);
     let said = text(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{said}{}", text(&o.stderr));
     let why = "not run: x (its compiler is not here: no installed ptxas matches `12.4`";
@@ -800,7 +810,7 @@ fn a_step_that_ran_no_test_is_not_done_and_waits_for_a_look() {
 #[test]
 fn a_compiler_step_whose_carried_cubins_are_other_kernels_waits() {
     let dir = scratch("stale-cubins");
-    let (manifest, results, out) = (dir.join("m.txt"), dir.join("results"), dir.join("out"));
+    let (manifest, out) = (dir.join("m.txt"), dir.join("out"));
     // A store as a device call carries it: cubins, no ptxas; this one of another kernel.
     let store = dir.join("store");
     let cubins = store.join("cuda-12.4.131/cubins");
@@ -809,14 +819,7 @@ fn a_compiler_step_whose_carried_cubins_are_other_kernels_waits() {
     let mp = "litmus/mp/MP+rlx.gpu+rlx.gpu.litmus --iterations 200";
     let steps = format!("x 5 run {mp} --compiler ptxas:12.4 -o grid=preset\ny 5 run {mp}\n");
     std::fs::write(&manifest, steps).unwrap();
-    let o = bin()
-        .args(["campaign", "run", "--backend", "cpu", "--budget", "60s"])
-        .args(["--manifest".as_ref(), manifest.as_os_str()])
-        .args(["--results".as_ref(), results.as_os_str()])
-        .args(["--out".as_ref(), out.as_os_str()])
-        .env("PTX_LITMUS_TOOLCHAINS", &store)
-        .output()
-        .unwrap();
+    let o = run_with_store(&dir, &store, &[]);
     let said = text(&o.stdout);
     assert_eq!(o.status.code(), Some(0), "{said}{}", text(&o.stderr));
     let why = "not run: x (its carried cubins are none of its 1 kernels' (made from other PTX";
@@ -841,23 +844,7 @@ fn a_compiler_step_whose_carried_cubins_are_other_kernels_waits() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     std::fs::remove_dir_all(&bin_dir).unwrap();
     std::fs::remove_dir_all(&out).unwrap();
-    let o = bin()
-        .args([
-            "campaign",
-            "run",
-            "--backend",
-            "cpu",
-            "--budget",
-            "60s",
-            "--only",
-            "x",
-        ])
-        .args(["--manifest".as_ref(), manifest.as_os_str()])
-        .args(["--results".as_ref(), results.as_os_str()])
-        .args(["--out".as_ref(), out.as_os_str()])
-        .env("PTX_LITMUS_TOOLCHAINS", &store)
-        .output()
-        .unwrap();
+    let o = run_with_store(&dir, &store, &["--only", "x"]);
     let said = text(&o.stdout);
     assert!(!said.contains("not run: x"), "{said}");
     // (The CPU backend then refuses the compiler, as it must.)
