@@ -470,3 +470,29 @@ fn partner_distances_bounds_the_distinct_cta_distances_a_launch_draws() {
         assert!(e.contains(&format!("partner_distances = {bad}")), "{e}");
     }
 }
+
+#[test]
+fn a_drawn_cta_too_small_for_the_test_rises_and_one_set_by_hand_is_refused() {
+    let warps = [0, 1, 2].map(|w| place(0, None, Some(w)));
+    let test = ring(&warps, false);
+    let drawn = Stress::random(3);
+    assert_eq!(drawn.cta_size, 2 * WARP, "the draw this test is about");
+    let kernel = ptx_litmus::codegen::build(&test, &drawn).unwrap();
+    assert_eq!(kernel.layout.test_launch.block[0], 3 * WARP);
+    assert_eq!(kernel.stress.describe(), "random-3 with cta_size=96");
+    assert!(
+        kernel
+            .notes
+            .iter()
+            .any(|n| n.contains("rather than the 64")),
+        "{:?}",
+        kernel.notes
+    );
+    let mut by_hand = Stress::basic();
+    by_hand.set("cta_size", "64").unwrap();
+    let e = ptx_litmus::codegen::build(&test, &by_hand).unwrap_err();
+    assert!(
+        matches!(&e, CodegenError::Invalid(m) if m.contains("needs 3 warps")),
+        "{e}"
+    );
+}

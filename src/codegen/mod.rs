@@ -37,11 +37,23 @@ pub use stress_keys::{
 use crate::litmus::ast::Test;
 
 /// Lays out and emits `test` in one step, with the value domains of the static analysis
-/// ([`static_domains`]) when the caller has no model verdict at hand.
+/// ([`static_domains`]) when the caller has no model verdict at hand. A drawn CTA size too
+/// small for the test rises to what it needs ([`Stress::for_warps`]), and the kernel says so.
 pub fn build(test: &Test, stress: &Stress) -> Result<Kernel, CodegenError> {
     let domains = static_domains(test)?;
-    let layout = Layout::new(test, stress, &domains)?;
-    emit(test, &layout, stress)
+    let fitted = stress.for_warps(layout::warps_needed(test));
+    let layout = Layout::new(test, &fitted, &domains)?;
+    let mut kernel = emit(test, &layout, &fitted)?;
+    if fitted.cta_size != stress.cta_size {
+        kernel.notes.push(format!(
+            "cta_size is {} rather than the {} that {} drew: a test CTA needs {} warps",
+            fitted.cta_size,
+            stress.cta_size,
+            stress.name,
+            fitted.cta_size / layout::WARP
+        ));
+    }
+    Ok(kernel)
 }
 
 use std::fmt;

@@ -256,6 +256,22 @@ impl Stress {
         }
     }
 
+    /// This configuration for a test whose CTA needs `warps` warps: a drawn CTA size (a
+    /// `random-<seed>` preset's own) that is smaller rises to them, since a draw samples the
+    /// space rather than asks for a size; a size set by hand is kept, and refused later.
+    pub fn for_warps(&self, warps: u32) -> Stress {
+        let drawn = self.name.starts_with("random-")
+            && Stress::preset(&self.name).is_some_and(|p| p.cta_size == self.cta_size);
+        let needed = warps.saturating_mul(32).min(1024);
+        match drawn && self.cta_size < needed {
+            true => Stress {
+                cta_size: needed,
+                ..self.clone()
+            },
+            false => self.clone(),
+        }
+    }
+
     /// Checks the ranges the emitter relies on; the message names the offending incantation.
     pub fn validate(&self) -> Result<(), String> {
         let pct = [
@@ -356,6 +372,26 @@ mod tests {
         assert_eq!("random-7".parse::<Stress>(), Ok(Stress::random(7)));
         let e = "nope".parse::<Stress>().unwrap_err();
         assert!(e.contains("`nope`") && e.contains("interleave"), "{e}");
+    }
+
+    #[test]
+    fn only_a_drawn_cta_size_rises_to_the_warps_a_test_needs() {
+        let drawn = Stress::random(3);
+        assert_eq!(drawn.cta_size, 64, "the draw this test is about");
+        assert_eq!(drawn.for_warps(3).cta_size, 96);
+        assert_eq!(
+            drawn.for_warps(3).settings(),
+            [("cta_size".into(), "96".into())]
+        );
+        assert_eq!(drawn.for_warps(2), drawn);
+        assert_ne!(Stress::random(4).cta_size, 32);
+        let mut by_hand = Stress::random(4);
+        by_hand.set("cta_size", "32").unwrap();
+        assert_eq!(by_hand.for_warps(4), by_hand);
+        let mut preset = Stress::basic();
+        preset.set("cta_size", "64").unwrap();
+        assert_eq!(preset.for_warps(4), preset);
+        assert_eq!(drawn.for_warps(64).cta_size, 1024);
     }
 
     #[test]

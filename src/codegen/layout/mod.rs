@@ -23,7 +23,7 @@ pub use hash::{chance, mix32, Salt};
 pub use launch_seed::{launch_seed, SeedStep, GAMMA, SEED_STEPS, SYNC_LAUNCH_INDEX};
 pub use memory::LocationLayout;
 pub use placement::{multiplier_table, Assignment, Perms, WARP_MULTIPLIERS};
-pub use shape::{RolePlace, Shape, WARP};
+pub use shape::{warps_needed, RolePlace, Shape, WARP};
 
 use super::ptx::SURFACE_ROW;
 use super::stress::Stress;

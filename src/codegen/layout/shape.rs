@@ -177,6 +177,12 @@ fn scope_tree(test: &Test) -> (Groups, Vec<RolePlace>) {
     (groups, roles)
 }
 
+/// Warps one block of `test` takes: the most warp groups of any of its test CTAs.
+pub fn warps_needed(test: &Test) -> u32 {
+    let (groups, _) = scope_tree(test);
+    groups.iter().flatten().map(|g| g.len()).max().unwrap_or(1) as u32
+}
+
 /// Warps of one block (the most warp groups of a test CTA) and lanes of one instance's run (the
 /// largest warp group), checked against the warp and the CTA.
 fn warp_groups(groups: &Groups, stress: &Stress) -> Result<(u32, u32), CodegenError> {
