@@ -386,6 +386,27 @@ fn cluster_and_shared_memory_tests_launch_within_the_device_limits() {
 }
 
 #[test]
+fn the_code_generator_s_notes_of_a_kernel_reach_its_record() {
+    let two_gpus = "litmus/mp/MP+rel.gpu+acq.gpu-diffgpu.litmus";
+    let Some(ran) = on_sim(
+        "kernel-notes",
+        &["run", two_gpus, MP, "--time", "0.05"],
+        &[],
+    ) else {
+        return;
+    };
+    ran.no_violation();
+    counted_as_simulated(&ran, 2);
+    let said = |name: &str| {
+        let r = ran.records.iter().find(|r| r["name"] == name).unwrap();
+        r["notes"]["kernel.notes"].as_str().map(str::to_string)
+    };
+    let noted = said("MP+rel.gpu+acq.gpu-diffgpu").expect("the placement noted");
+    assert!(noted.contains("runs on the same GPU as P0"), "{noted}");
+    assert_eq!(said("MP+rlx.gpu+rlx.gpu"), None);
+}
+
+#[test]
 fn aliased_views_textures_and_surfaces_are_made_as_the_driver_allows() {
     let args = [
         "run",

@@ -132,6 +132,10 @@ fn the_kernels_of_a_gpu_run_are_listed_and_a_cpu_run_has_none() {
             notes::SASS_CHECK,
             "FAIL: role P1: LDG.E.STRONG.SM where ld.acquire.gpu asks for GPU scope",
         ),
+        (
+            notes::KERNEL_NOTES,
+            "loops are bounded; CTA barriers run in software",
+        ),
     ];
     let mp = tests.iter_mut().find(|t| t.name == "MP").unwrap();
     for (k, v) in facts {
@@ -161,6 +165,13 @@ fn the_kernels_of_a_gpu_run_are_listed_and_a_cpu_run_has_none() {
         .expect("the failed test listed");
     assert!(said.contains("role P1: LDG.E.STRONG.SM"), "{said}");
     assert!(section.contains("**The SASS check failed"), "{section}");
+    // What the code generator noted of the kernel, after that.
+    let noted = section.split("**The code generator noted").nth(1);
+    let noted = noted.expect("the kernel notes listed");
+    assert!(
+        noted.contains("\n- MP: loops are bounded; CTA barriers run in software\n"),
+        "{section}"
+    );
     assert!(
         md.contains("; SASS check of the code run: 1 FAIL**"),
         "the summary counts it: {md}"
@@ -170,6 +181,10 @@ fn the_kernels_of_a_gpu_run_are_listed_and_a_cpu_run_has_none() {
     assert!(html.contains("<td class=\"n\">4996</td>"));
     assert!(html.contains("<li>MP: role P1: LDG.E.STRONG.SM"), "{html}");
     assert!(html.contains("<td class=\"violation\">FAIL</td>"), "{html}");
+    assert!(
+        html.contains("kernels:</p>\n<ul>\n<li>MP: loops are bounded; CTA barriers"),
+        "{html}"
+    );
     // Without kernel facts (a CPU run) there is no such section.
     let cpu = scratch("report-no-kernels");
     sample(&cpu);

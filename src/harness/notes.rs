@@ -62,6 +62,14 @@ pub const GRAPH_FALLBACK: &str = "kernel.graph_fallback";
 /// Host microseconds per launch (CUDA).
 pub const HOST_US_PER_LAUNCH: &str = "kernel.host_us_per_launch";
 
+/// What the code generator decided that a reader of the outcomes should know (threads of
+/// several GPUs placed on one, bounded loops, barriers in software, a CTA size raised), one
+/// sentence each, joined by [`KERNEL_NOTES_SEPARATOR`] (CUDA).
+pub const KERNEL_NOTES: &str = "kernel.notes";
+
+/// What joins the sentences of [`KERNEL_NOTES`].
+pub const KERNEL_NOTES_SEPARATOR: &str = "; ";
+
 /// Times the test's kernel was compiled, counting the one that sized the grid (CUDA).
 pub const COMPILES: &str = "kernel.compiles";
 

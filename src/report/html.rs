@@ -206,18 +206,22 @@ fn kernels_section(h: &mut String, ordered: &[&TestRecord]) {
     }
     let _ = writeln!(h, "</table>");
     let failed = kernels::sass_failures(ordered);
-    if !failed.is_empty() {
-        let _ = writeln!(
-            h,
-            "<p class=\"violation\">{}:</p>\n<ul>",
-            esc(kernels::SASS_FAILED)
-        );
-        for (name, problems) in failed {
-            let _ = writeln!(h, "<li>{}: {}</li>", esc(name), esc(problems));
-        }
-        let _ = writeln!(h, "</ul>");
-    }
+    tests_list(h, kernels::SASS_FAILED, " class=\"violation\"", &failed);
+    let noted = kernels::kernel_notes(ordered);
+    tests_list(h, kernels::KERNEL_NOTES, "", &noted);
     let _ = writeln!(h, "</section>");
+}
+
+/// `lead`, then each test with what is said of it, when there are any.
+fn tests_list(h: &mut String, lead: &str, class: &str, items: &[(&str, &str)]) {
+    if items.is_empty() {
+        return;
+    }
+    let _ = writeln!(h, "<p{class}>{}:</p>\n<ul>", esc(lead));
+    for (name, said) in items {
+        let _ = writeln!(h, "<li>{}: {}</li>", esc(name), esc(said));
+    }
+    let _ = writeln!(h, "</ul>");
 }
 
 /// Each test's histogram as inline SVG, under a key of the outcome classes.

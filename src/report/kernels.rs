@@ -107,6 +107,17 @@ pub fn sass_failures<'a>(ordered: &[&'a TestRecord]) -> Vec<(&'a str, &'a str)> 
         .collect()
 }
 
+/// The tests whose kernels the code generator noted something of, with what it noted.
+pub fn kernel_notes<'a>(ordered: &[&'a TestRecord]) -> Vec<(&'a str, &'a str)> {
+    ordered
+        .iter()
+        .filter_map(|t| Some((t.name.as_str(), t.notes.get(notes::KERNEL_NOTES)?.as_str())))
+        .collect()
+}
+
+/// What the code generator's notes are, before the list of tests.
+pub const KERNEL_NOTES: &str = "The code generator noted, of these tests' kernels";
+
 /// The title of a list of tests whose code failed the SASS check.
 pub const SASS_FAILED_TITLE: &str =
     "Code that failed the SASS check (its outcomes are another program's)";

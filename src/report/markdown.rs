@@ -161,12 +161,18 @@ fn kernels_section(m: &mut String, ordered: &[&TestRecord]) {
         let cells: Vec<String> = r.iter().map(|c| cell(c)).collect();
         let _ = writeln!(m, "| {} |", cells.join(" | "));
     }
-    let failed = kernels::sass_failures(ordered);
-    if !failed.is_empty() {
-        let _ = writeln!(m, "\n**{}:**\n", kernels::SASS_FAILED);
-        for (name, problems) in failed {
-            let _ = writeln!(m, "- {}: {}", cell(name), cell(problems));
-        }
+    tests_list(m, kernels::SASS_FAILED, &kernels::sass_failures(ordered));
+    tests_list(m, kernels::KERNEL_NOTES, &kernels::kernel_notes(ordered));
+}
+
+/// `lead` in bold, then each test with what is said of it, when there are any.
+fn tests_list(m: &mut String, lead: &str, items: &[(&str, &str)]) {
+    if items.is_empty() {
+        return;
+    }
+    let _ = writeln!(m, "\n**{lead}:**\n");
+    for (name, said) in items {
+        let _ = writeln!(m, "- {}: {}", cell(name), cell(said));
     }
 }
 

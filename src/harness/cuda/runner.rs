@@ -172,21 +172,7 @@ impl Loaded {
         let test_plan = LaunchPlan::new(&layout.test_launch, limits, width(test_fn)? as u32)?;
         let collect_plan =
             LaunchPlan::new(&layout.collect_launch, limits, width(collect_fn)? as u32)?;
-        let (major, minor) = prog.kernel.ptx_version;
-        kernel.insert("kernel.ptx_isa".into(), format!("{major}.{minor}"));
-        let sass_hash = format!("{:016x}", fnv1a64(&module.cubin));
-        kernel.insert("kernel.sass_hash".into(), sass_hash);
-        // The code apart from the file's metadata, so a JIT's cubin and ptxas's compare.
-        if let Ok(code) = code_hash(&module.cubin) {
-            kernel.insert(notes::CODE_HASH.into(), code);
-        }
-        kernel.insert("kernel.cubin_bytes".into(), module.cubin.len().to_string());
-        let jit_ms = format!("{:.1}", module.jit_wall_ms);
-        kernel.insert("kernel.jit_wall_ms".into(), jit_ms);
-        if !module.info_log.is_empty() {
-            let log = support::log_summary(&module.info_log, 6);
-            kernel.insert("kernel.jit_log".into(), log);
-        }
+        code_facts(prog, &module, &mut kernel);
         let fit = fit::fit(test_fn, &test_plan, limits, gpu.stream)?;
         kernel.extend(fit.provenance(&test_plan, limits));
         kernel.insert(notes::TEST_LAUNCH.into(), test_plan.describe());
@@ -201,6 +187,30 @@ impl Loaded {
             collect_plan,
         };
         Ok((loaded, kernel))
+    }
+}
+
+/// What `prog`'s compiled `module` is: the generator's notes, its ISA, its code's size and
+/// hashes, the JIT's time and log.
+fn code_facts(prog: &Program<'_>, module: &Module, kernel: &mut BTreeMap<String, String>) {
+    if !prog.kernel.notes.is_empty() {
+        let said = prog.kernel.notes.join(notes::KERNEL_NOTES_SEPARATOR);
+        kernel.insert(notes::KERNEL_NOTES.into(), said);
+    }
+    let (major, minor) = prog.kernel.ptx_version;
+    kernel.insert("kernel.ptx_isa".into(), format!("{major}.{minor}"));
+    let sass_hash = format!("{:016x}", fnv1a64(&module.cubin));
+    kernel.insert("kernel.sass_hash".into(), sass_hash);
+    // The code apart from the file's metadata, so a JIT's cubin and ptxas's compare.
+    if let Ok(code) = code_hash(&module.cubin) {
+        kernel.insert(notes::CODE_HASH.into(), code);
+    }
+    kernel.insert("kernel.cubin_bytes".into(), module.cubin.len().to_string());
+    let jit_ms = format!("{:.1}", module.jit_wall_ms);
+    kernel.insert("kernel.jit_wall_ms".into(), jit_ms);
+    if !module.info_log.is_empty() {
+        let log = support::log_summary(&module.info_log, 6);
+        kernel.insert("kernel.jit_log".into(), log);
     }
 }
 
