@@ -133,6 +133,16 @@ fn a_campaign_runs_packs_unpacks_and_resumes_from_what_is_done() {
         said.contains("the 3 complete run step(s) on the cpu backend took"),
         "{said}"
     );
+    // They all ran on this machine's model, which then has its own pace.
+    let model = rec.model.to_ascii_lowercase();
+    assert!(!model.is_empty());
+    let o = campaign(
+        &["status", "--backend", "cpu", "--hardware", &model],
+        &common,
+    );
+    let said = text(&o.stdout);
+    let own = format!("the 3 complete run step(s) on {model} took");
+    assert!(said.contains(&own), "{said}");
     // On the GPU backend nothing of this counts as done.
     let said = text(&campaign(&["status"], &common).stdout);
     assert!(said.contains("next: bench (5 step(s) left"), "{said}");

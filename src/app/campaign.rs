@@ -36,11 +36,16 @@ pub fn standing(
     Ok(steps.into_iter().zip(standing).collect())
 }
 
-/// How fast the complete steps recorded under `--results` ran on the backend, against their
-/// estimates (`None` until enough have).
-pub fn pace(common: &CampaignCommon) -> Option<progress::Pace> {
+/// How fast the complete steps recorded under `--results` ran against their estimates on
+/// the hardware models whose names contain `hardware` or, until enough have, on the backend
+/// (`None` until enough have).
+pub fn pace(common: &CampaignCommon, hardware: Option<&str>) -> Option<progress::Pace> {
     let (found, _) = progress::found(&common.results);
-    progress::pace(&found, common.backend.as_str())
+    let scope = progress::Scope {
+        backend: common.backend.as_str(),
+        model: hardware,
+    };
+    progress::pace(&found, scope)
 }
 
 /// Runs `campaign status`.
@@ -50,7 +55,7 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
     let hardware = args.hardware.as_deref().map(str::to_ascii_lowercase);
     let all = standing(c, hardware.as_deref())?;
     print_header(c, hardware.as_deref());
-    let pace = pace(c);
+    let pace = pace(c, hardware.as_deref());
     let (next, failed) = list_steps(c, &all, pace);
     let Some((first, _)) = next.first() else {
         match failed {
@@ -60,11 +65,14 @@ pub fn status(args: &CampaignStatusArgs) -> Result<Exit, AppError> {
         return Ok(Exit::Success);
     };
     if let Some(p) = pace {
+        let on = match (p.of_model, hardware.as_deref()) {
+            (true, Some(h)) => format!("on {h}"),
+            _ => format!("on the {} backend", c.backend.as_str()),
+        };
         println!(
-            "the {} complete run step(s) on the {} backend took {:.2}× their estimates \
+            "the {} complete run step(s) {on} took {:.2}× their estimates \
              (median, kept within {}–{}×): the plan scales run steps' estimates by it",
             p.steps,
-            c.backend.as_str(),
             p.factor,
             progress::PACE_BOUNDS.0,
             progress::PACE_BOUNDS.1

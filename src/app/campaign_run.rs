@@ -54,7 +54,6 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
     let started = Instant::now();
     let budget = budget_seconds(&args.budget)?;
     let anywhere = standing(&args.common, None)?;
-    let pace = pace(&args.common).map(|p| p.factor);
     todo(args, &anywhere)?;
     prepare_out(&args.out)?;
     let exe = std::env::current_exe()?;
@@ -71,6 +70,7 @@ pub fn run(args: &CampaignRunArgs) -> Result<Exit, AppError> {
     let all = standing(&args.common, Some(&model))?;
     let todo = todo(args, &all)?;
     let steps: Vec<&Step> = todo.iter().map(|(s, _)| *s).collect();
+    let pace = pace(&args.common, Some(&model)).map(|p| p.factor);
     let ctx = Ctx::new(args, exe, machine, model);
     interrupt::install();
     let time = Window {

@@ -166,6 +166,9 @@ pub struct Pace {
     pub factor: f64,
     /// The complete steps it is the median of.
     pub steps: usize,
+    /// Whether they all ran on the hardware model asked about, rather than on any model of
+    /// the backend (too few had).
+    pub of_model: bool,
 }
 
 /// Fewest complete steps a pace is taken from: one step's time says little of the others.
@@ -175,13 +178,29 @@ pub const PACE_MIN_STEPS: usize = 3;
 /// not let a window plan a step it cannot finish, nor slow ones empty it.
 pub const PACE_BOUNDS: (f64, f64) = (0.5, 4.0);
 
-/// The pace of the complete `run` steps `found` ran on `backend` (their estimates read from
-/// their recorded manifest lines; a script step's time is its own choice, not the GPU's);
-/// `None` below [`PACE_MIN_STEPS`].
-pub fn pace(found: &[Found], backend: &str) -> Option<Pace> {
+/// The pace of the complete `run` steps `found` ran in `scope` or, when fewer than
+/// [`PACE_MIN_STEPS`] ran on its model, on any model of its backend; `None` below that.
+pub fn pace(found: &[Found], scope: Scope) -> Option<Pace> {
+    let every_model = Scope {
+        model: None,
+        ..scope
+    };
+    match scope.model {
+        Some(_) => pace_in(found, scope).map(|p| Pace {
+            of_model: true,
+            ..p
+        }),
+        None => None,
+    }
+    .or_else(|| pace_in(found, every_model))
+}
+
+/// The pace of the complete `run` steps `found` ran in `scope` (their estimates read from
+/// their recorded manifest lines; a script step's time is its own choice, not the GPU's).
+fn pace_in(found: &[Found], scope: Scope) -> Option<Pace> {
     let mut ratios: Vec<f64> = found
         .iter()
-        .filter(|f| f.record.complete && f.record.backend == backend)
+        .filter(|f| f.record.complete && scope.counts(&f.record))
         .filter(|f| !f.record.notes.iter().any(|n| n.starts_with(RESUMED)))
         .filter_map(|f| {
             let step = manifest::parse(&f.record.command, Path::new(RECORD)).ok()?;
@@ -201,6 +220,7 @@ pub fn pace(found: &[Found], backend: &str) -> Option<Pace> {
     Some(Pace {
         factor: median.clamp(PACE_BOUNDS.0, PACE_BOUNDS.1),
         steps,
+        of_model: false,
     })
 }
 
@@ -357,7 +377,7 @@ mod tests {
     #[test]
     fn the_pace_is_the_median_of_complete_steps_kept_within_bounds() {
         let two = [timed("a", 100, 150.0, true), timed("b", 10, 20.0, true)];
-        assert_eq!(pace(&two, "cuda"), None);
+        assert_eq!(pace(&two, cuda(None)), None);
         let mut three = two.to_vec();
         three.push(timed("c", 50, 55.0, true));
         // An incomplete step (cut at its deadline), a script step, a resumed one (its time is
@@ -369,13 +389,39 @@ mod tests {
         let mut resumed = timed("f", 100, 1.0, true);
         resumed.record.notes = vec![format!("{RESUMED} x: 1 of 2 tests were recorded there")];
         three.push(resumed);
-        let p = pace(&three, "cuda").unwrap();
+        let p = pace(&three, cuda(None)).unwrap();
         assert_eq!(p.steps, 3);
         assert!((p.factor - 1.5).abs() < 1e-12, "{p:?}");
-        assert_eq!(pace(&three, "cpu"), None);
+        let cpu = Scope {
+            backend: "cpu",
+            model: None,
+        };
+        assert_eq!(pace(&three, cpu), None);
         let quick: Vec<Found> = (0..3)
             .map(|k| timed(&format!("q{k}"), 100, 1.0, true))
             .collect();
-        assert_eq!(pace(&quick, "cuda").unwrap().factor, PACE_BOUNDS.0);
+        assert_eq!(pace(&quick, cuda(None)).unwrap().factor, PACE_BOUNDS.0);
+    }
+
+    #[test]
+    fn a_model_s_own_pace_counts_once_it_has_enough_steps_else_the_backend_s() {
+        let slow: Vec<Found> = (0..3)
+            .map(|k| timed(&format!("s{k}"), 100, 200.0, true))
+            .collect();
+        let on_h100 = |k: u32| {
+            let mut f = timed(&format!("h{k}"), 100, 100.0, true);
+            f.record.model = "nvidia-h100-80gb-hbm3".into();
+            f
+        };
+        let mut found = slow.clone();
+        found.extend((0..2).map(on_h100));
+        // Two H100 steps are too few: the backend's five give the median, 2.
+        let p = pace(&found, cuda(Some("h100"))).unwrap();
+        assert_eq!((p.factor, p.steps, p.of_model), (2.0, 5, false));
+        found.push(on_h100(2));
+        let p = pace(&found, cuda(Some("h100"))).unwrap();
+        assert_eq!((p.factor, p.steps, p.of_model), (1.0, 3, true));
+        let p = pace(&found, cuda(Some("h200"))).unwrap();
+        assert_eq!((p.factor, p.steps, p.of_model), (2.0, 3, true));
     }
 }
