@@ -19,6 +19,14 @@ use std::sync::Arc;
 /// The most candidate executions one test may have before the checker gives up.
 pub const MAX_CANDIDATES: u64 = 20_000_000;
 
+/// The most bytes the outcomes found and their witness executions may take, by
+/// [`footprint`]'s count: a test with millions of distinct outcomes would otherwise fill the
+/// machine's memory before any time limit ends its check.
+pub const MAX_KEPT_BYTES: u64 = 1 << 30;
+
+/// What one allocation costs beyond its bytes (the allocator's header and rounding).
+const ALLOCATION: usize = 16;
+
 /// Where an observable's value comes from.
 #[derive(Clone, Debug)]
 enum Slot {
@@ -61,6 +69,10 @@ pub struct Collector {
     pub stop: Option<Arc<AtomicBool>>,
     /// Trace combinations visited.
     steps: u64,
+    /// Bytes the outcomes and witnesses kept take, by [`footprint`]'s count.
+    kept_bytes: u64,
+    /// The most `kept_bytes` may reach ([`MAX_KEPT_BYTES`] unless a caller lowers it).
+    pub kept_limit: u64,
     /// Barriers that hang some combination, with the most threads that arrive at each.
     pub hangs: BTreeMap<Hang, usize>,
     /// When set, only the condition is decided: the search stops at the first allowed
@@ -124,6 +136,8 @@ impl Collector {
             fault: None,
             stop: None,
             steps: 0,
+            kept_bytes: 0,
+            kept_limit: MAX_KEPT_BYTES,
             hangs: BTreeMap::new(),
             goal: None,
             found: false,
@@ -181,12 +195,23 @@ impl Collector {
             };
     }
 
-    /// Counts one candidate execution; fails past the budget or when asked to stop.
+    /// Counts one candidate execution; fails past the budgets or when asked to stop.
     pub fn candidate(&mut self) -> Result<(), ModelError> {
         self.candidates += 1;
         if self.candidates > MAX_CANDIDATES {
             return Err(ModelError::TooLarge {
                 what: format!("more than {MAX_CANDIDATES} candidate executions"),
+            });
+        }
+        if self.kept_bytes > self.kept_limit {
+            let outcomes = self.allowed.len() + self.excluded.len() + self.sc_found.len();
+            return Err(ModelError::TooLarge {
+                what: format!(
+                    "its outcomes and their witness executions would take more than {} KiB \
+                     ({outcomes} kept so far; `check --verdict-only` decides the condition \
+                     alone)",
+                    self.kept_limit >> 10
+                ),
             });
         }
         self.poll(self.candidates)
@@ -293,6 +318,7 @@ impl Sink for Collector {
         for o in self.outcomes(combo, parts.co) {
             if let std::collections::btree_map::Entry::Vacant(slot) = self.allowed.entry(o) {
                 let ex = execution(combo, parts, Some(fr), slot.key().clone(), &[]);
+                self.kept_bytes += footprint(&ex) + outcome_bytes(slot.key());
                 slot.insert(ex);
             }
         }
@@ -307,6 +333,8 @@ impl Sink for Collector {
         for o in self.outcomes(combo, parts.co) {
             if !self.excluded.contains_key(&o) {
                 let ex = execution(combo, parts, None, o.clone(), cycle);
+                let cycle_bytes = size_of_val(cycle) + ALLOCATION;
+                self.kept_bytes += footprint(&ex) + 2 * outcome_bytes(&o) + cycle_bytes as u64;
                 self.excluded.insert(
                     o.clone(),
                     Exclusion {
@@ -336,10 +364,31 @@ impl ScSink for Collector {
             return;
         }
         for o in self.outcomes(combo, Some(co)) {
-            self.sc_found.insert(o);
+            let bytes = outcome_bytes(&o);
+            if self.sc_found.insert(o) {
+                self.kept_bytes += bytes;
+            }
         }
         self.update_settled();
     }
+}
+
+/// Bytes an outcome kept as a map key takes: its values, one allocation, and its share of
+/// the map's node.
+fn outcome_bytes(o: &Outcome) -> u64 {
+    (size_of::<Outcome>() * 2 + o.0.len() * size_of::<Value>() + ALLOCATION) as u64
+}
+
+/// Bytes a witness execution takes beyond its outcome: its events with their labels and its
+/// edges with their relation names, each string an allocation of its own.
+fn footprint(ex: &Execution) -> u64 {
+    let string = |s: &String| s.capacity() + ALLOCATION;
+    let events: usize = ex.events.iter().map(|e| string(&e.label)).sum();
+    let edges: usize = ex.edges.iter().map(|e| string(&e.0)).sum();
+    let vectors = ex.events.len() * size_of::<ExecEvent>()
+        + ex.edges.len() * size_of::<(String, usize, usize)>()
+        + 3 * ALLOCATION;
+    (events + edges + vectors) as u64 + outcome_bytes(&ex.outcome)
 }
 
 /// Builds the reportable graph of a candidate; `cycle` is the offending cycle of an excluded

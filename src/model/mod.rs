@@ -43,11 +43,21 @@ pub fn check(test: &Test) -> Result<ModelVerdict, ModelError> {
 /// [`check`], giving up with [`ModelError::Stopped`] soon after `stop` is set (the caller's
 /// timeout or Ctrl-C; the flag is read every thousand or so steps of the search).
 pub fn check_until(test: &Test, stop: Option<Arc<AtomicBool>>) -> Result<ModelVerdict, ModelError> {
+    check_within(test, stop, collect::MAX_KEPT_BYTES)
+}
+
+/// [`check_until`] with the outcomes and witnesses kept bounded by `kept_limit` bytes.
+fn check_within(
+    test: &Test,
+    stop: Option<Arc<AtomicBool>>,
+    kept_limit: u64,
+) -> Result<ModelVerdict, ModelError> {
     let prog = lower::Program::new(test)?;
     let obs = observables(test);
     let (_, traces) = prog.domains()?;
     let mut col = collect::Collector::new(&prog, &obs)?;
     col.stop = stop.clone();
+    col.kept_limit = kept_limit;
     enumerate::combine(&prog, &traces, &mut col, search::run)?;
     if let Some(f) = col.fault {
         return Err(f);

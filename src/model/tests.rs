@@ -1,7 +1,7 @@
 //! Unit tests of the checker on classic shapes, built by hand.
 
 use super::testkit::*;
-use super::{check, sc_outcomes, Axiom, CheckResult};
+use super::{check, check_within, sc_outcomes, Axiom, CheckResult, ModelError};
 use crate::litmus::ast::{AtomOp, CmpOp, FenceSem, Proxy, Scope, Sem};
 
 const W: Sem = Sem::Weak;
@@ -43,6 +43,21 @@ fn message_passing() {
         .expect("the weak outcome is excluded");
     assert_eq!(ex.axiom, Axiom::Causality);
     assert_eq!(strong.domains, vec![vec![0, 1], vec![0, 1]]);
+}
+
+#[test]
+fn the_outcomes_and_witnesses_kept_are_bounded_in_bytes() {
+    let t = mp(Sem::Relaxed, Sem::Relaxed, false);
+    let kept = |limit: u64| check_within(&t, None, limit);
+    assert_eq!(kept(1 << 20).unwrap(), check(&t).unwrap());
+    // Four allowed outcomes, each with its witness, take more than 1 KiB.
+    match kept(1 << 10) {
+        Err(ModelError::TooLarge { what }) => {
+            assert!(what.contains("more than 1 KiB"), "{what}");
+            assert!(what.contains("--verdict-only"), "{what}");
+        }
+        other => panic!("not refused: {other:?}"),
+    }
 }
 
 #[test]
