@@ -207,10 +207,10 @@ impl Collector {
             let outcomes = self.allowed.len() + self.excluded.len() + self.sc_found.len();
             return Err(ModelError::TooLarge {
                 what: format!(
-                    "its outcomes and their witness executions would take more than {} KiB \
+                    "its outcomes and their witness executions would take more than {} \
                      ({outcomes} kept so far; `check --verdict-only` decides the condition \
                      alone)",
-                    self.kept_limit >> 10
+                    binary_size(self.kept_limit)
                 ),
             });
         }
@@ -370,6 +370,14 @@ impl ScSink for Collector {
             }
         }
         self.update_settled();
+    }
+}
+
+/// `bytes` in whole MiB, or in KiB below one MiB.
+fn binary_size(bytes: u64) -> String {
+    match bytes >> 20 {
+        0 => format!("{} KiB", bytes >> 10),
+        mib => format!("{mib} MiB"),
     }
 }
 
