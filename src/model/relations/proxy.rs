@@ -89,24 +89,23 @@ impl ProxySets {
     /// of one address in one CTA, or a path through proxy fences (and, across aliases, a
     /// `fence.proxy.alias`).
     pub(super) fn preserved(&self, events: &[Event], cb: &Rel) -> Rel {
-        let n = events.len();
-        let cbt = cb.inverse();
-        let mut ppcb = Rel::new(n);
+        let mut ppcb = Rel::new(events.len());
         for x in members(self.memory) {
             if events[x].is_init() {
                 continue;
             }
             let row = cb.row(x) & self.same_phys[x];
             if row != 0 {
-                ppcb.set_row(x, self.preserved_row(x, row, cb, &cbt));
+                ppcb.set_row(x, self.preserved_row(x, row, cb));
             }
         }
         ppcb
     }
 
     /// The row of `x` in proxy-preserved base causality, among `row` (its `cb` successors of
-    /// the same location).
-    fn preserved_row(&self, x: usize, row: Set, cb: &Rel, cbt: &Rel) -> Set {
+    /// the same location), a few word operations per access: the search asks it of every
+    /// candidate execution.
+    fn preserved_row(&self, x: usize, row: Set, cb: &Rel) -> Set {
         let exit: Set = (self.generic & bit(x)) | (self.pf_for[x] & cb.row(x));
         let mut exit_reach: Set = 0;
         for a in members(exit) {
@@ -116,19 +115,28 @@ impl ProxySets {
         for f in members(exit_reach & self.alias_fences) {
             alias_reach |= cb.row(f);
         }
-        let mut prow: Set = 0;
-        for y in members(row) {
-            let gen_pair = self.generic & bit(x) != 0 && self.generic & bit(y) != 0;
-            let vaddr = self.same_vaddr[x] & bit(y) != 0;
-            let entry: Set = (self.generic & bit(y)) | (self.pf_for[y] & cbt.row(y));
-            let ok = (vaddr && gen_pair)
-                || self.same_proxy_cta[x] & bit(y) != 0
-                || (vaddr && exit_reach & entry != 0)
-                || alias_reach & entry != 0;
-            if ok {
-                prow |= bit(y);
+        let both_generic = if self.generic & bit(x) != 0 {
+            self.generic
+        } else {
+            0
+        };
+        let vaddr = row & self.same_vaddr[x];
+        (vaddr & both_generic)
+            | (row & self.same_proxy_cta[x])
+            | (vaddr & self.entered(row, exit_reach, cb))
+            | (row & self.entered(row, alias_reach, cb))
+    }
+
+    /// The accesses of `row` whose entry is in `from`: a generic access is its own entry, and
+    /// an access through another proxy is entered by a proxy fence of its own that precedes it
+    /// in `cb`.
+    fn entered(&self, row: Set, from: Set, cb: &Rel) -> Set {
+        let mut hit = row & self.generic & from;
+        for y in members(row & !self.generic) {
+            if members(self.pf_for[y] & from).any(|f| cb.has(f, y)) {
+                hit |= bit(y);
             }
         }
-        prow
+        hit
     }
 }
