@@ -94,9 +94,8 @@ pub fn causality_order_irreflexive(cause: &Rel) -> Option<usize> {
 /// §8.10.6 Causality: communication does not contradict causality order, `(rf ∪ fr) ; cause`
 /// is irreflexive (a read never reads from, or before, a write it causes).
 pub fn causality(rf: &Rel, fr: &Rel, cause: &Rel) -> Option<Vec<usize>> {
-    let rffr = rf.union(fr);
-    for x in 0..rffr.len() {
-        for y in members(rffr.row(x)) {
+    for x in 0..rf.len() {
+        for y in members(rf.row(x) | fr.row(x)) {
             if cause.has(y, x) {
                 return Some(vec![x, y]);
             }
