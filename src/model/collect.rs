@@ -8,7 +8,7 @@ use super::relation::{members, Rel};
 use super::relations::{Combo, Hang};
 use super::sc::axiomatic::ScSink;
 use super::search::{Parts, Sink};
-use super::verdict::{Exclusion, ExecEvent, Execution};
+use super::verdict::{Exclusion, ExecEvent, Execution, Relation};
 use super::{Axiom, ModelError};
 use crate::litmus::ast::Value;
 use crate::outcome::{Observable, Outcome};
@@ -387,16 +387,18 @@ fn outcome_bytes(o: &Outcome) -> u64 {
     (size_of::<Outcome>() * 2 + o.0.len() * size_of::<Value>() + ALLOCATION) as u64
 }
 
-/// Bytes a witness execution takes beyond its outcome: its events with their labels and its
-/// edges with their relation names, each string an allocation of its own.
+/// Bytes a witness execution takes beyond its outcome: its events, each label an allocation of
+/// its own, and its edges.
 fn footprint(ex: &Execution) -> u64 {
-    let string = |s: &String| s.capacity() + ALLOCATION;
-    let events: usize = ex.events.iter().map(|e| string(&e.label)).sum();
-    let edges: usize = ex.edges.iter().map(|e| string(&e.0)).sum();
+    let events: usize = ex
+        .events
+        .iter()
+        .map(|e| e.label.capacity() + ALLOCATION)
+        .sum();
     let vectors = ex.events.len() * size_of::<ExecEvent>()
-        + ex.edges.len() * size_of::<(String, usize, usize)>()
+        + ex.edges.len() * size_of::<(Relation, usize, usize)>()
         + 3 * ALLOCATION;
-    (events + edges + vectors) as u64 + outcome_bytes(&ex.outcome)
+    (events + vectors) as u64 + outcome_bytes(&ex.outcome)
 }
 
 /// Builds the reportable graph of a candidate; `cycle` is the offending cycle of an excluded
@@ -418,15 +420,13 @@ fn execution(
         })
         .collect();
     let mut edges = Vec::new();
-    let mut push = |name: &str, r: &Rel| {
-        for (a, b) in r.pairs() {
-            edges.push((name.to_string(), a, b));
-        }
+    let mut push = |name: Relation, r: &Rel| {
+        edges.extend(r.pairs().map(|(a, b)| (name, a, b)));
     };
-    push("po", &combo.po_imm);
-    push("rf", parts.rf);
+    push(Relation::Po, &combo.po_imm);
+    push(Relation::Rf, parts.rf);
     if let Some(co) = parts.co {
-        push("co", &immediate_co(combo, co));
+        push(Relation::Co, &immediate_co(combo, co));
     }
     let computed;
     let fr = match (fr, parts.co) {
@@ -438,21 +438,21 @@ fn execution(
         (None, None) => None,
     };
     if let Some(fr) = fr {
-        push("fr", &drawn_fr(fr, parts.co));
+        push(Relation::Fr, &drawn_fr(fr, parts.co));
     }
-    push("rmw", &combo.rmw);
-    push("dep", &combo.dep);
+    push(Relation::Rmw, &combo.rmw);
+    push(Relation::Dep, &combo.dep);
     let mut sync = parts.sync.clone();
     for (a, b) in parts.sync.pairs() {
         if combo.po.has(a, b) || parts.fsc.has(a, b) {
             sync.remove(a, b);
         }
     }
-    push("sync", &sync);
-    push("fsc", parts.fsc);
+    push(Relation::Sync, &sync);
+    push(Relation::Fsc, parts.fsc);
     if let Some(cause) = parts.cause {
         let drawn = drawn_cause(combo, cause, &edges, cycle);
-        edges.extend(drawn.pairs().map(|(a, b)| ("cause".to_string(), a, b)));
+        edges.extend(drawn.pairs().map(|(a, b)| (Relation::Cause, a, b)));
     }
     Execution {
         outcome,
@@ -470,7 +470,7 @@ fn execution(
 fn drawn_cause(
     combo: &Combo,
     cause: &Rel,
-    drawn: &[(String, usize, usize)],
+    drawn: &[(Relation, usize, usize)],
     cycle: &[usize],
 ) -> Rel {
     let joined = |a: usize, b: usize| drawn.iter().any(|&(_, x, y)| x == a && y == b);

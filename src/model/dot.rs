@@ -3,20 +3,20 @@
 //! cycle drawn bold red.
 
 use super::explain::event_name;
-use super::verdict::Execution;
+use super::verdict::{Execution, Relation};
 use std::fmt::Write;
 
-fn colour(rel: &str) -> &'static str {
+fn colour(rel: Relation) -> &'static str {
     match rel {
-        "po" => "black",
-        "rf" => "red",
-        "co" => "blue",
-        "fr" => "orange",
-        "sync" => "darkgreen",
-        "fsc" => "purple",
-        "rmw" => "brown",
-        "cause" => "darkcyan",
-        _ => "gray",
+        Relation::Po => "black",
+        Relation::Rf => "red",
+        Relation::Co => "blue",
+        Relation::Fr => "orange",
+        Relation::Sync => "darkgreen",
+        Relation::Fsc => "purple",
+        Relation::Rmw => "brown",
+        Relation::Cause => "darkcyan",
+        Relation::Dep => "gray",
     }
 }
 
@@ -62,12 +62,16 @@ pub fn to_dot(ex: &Execution, title: &str, cycle: &[usize]) -> String {
             .is_some_and(|p| cycle[(p + 1) % cycle.len()] == *b);
         let width = if on_cycle { ", penwidth=2.5" } else { "" };
         // A derived relation is dashed, as herd7 draws the relations a model defines.
-        let dash = if rel == "cause" { ", style=dashed" } else { "" };
+        let dash = if *rel == Relation::Cause {
+            ", style=dashed"
+        } else {
+            ""
+        };
         let _ = writeln!(
             s,
             "  e{a} -> e{b} [label=\"{rel}\", color={}, fontcolor={}{width}{dash}];",
-            colour(rel),
-            colour(rel)
+            colour(*rel),
+            colour(*rel)
         );
     }
     let _ = writeln!(s, "}}");
@@ -96,7 +100,7 @@ mod tests {
                     label: "W.weak x=1".into(),
                 },
             ],
-            edges: vec![("co".into(), 0, 1)],
+            edges: vec![(Relation::Co, 0, 1)],
         };
         let d = to_dot(&ex, "t \"q\"", &[1]);
         assert!(d.starts_with("digraph execution {"));

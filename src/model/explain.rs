@@ -1,7 +1,7 @@
 //! Human-readable explanations of a verdict: a witness execution for an allowed outcome, and
 //! for an outcome that is not allowed the axiom that excludes it with the offending cycle.
 
-use super::verdict::{Exclusion, Execution, ModelVerdict};
+use super::verdict::{Exclusion, Execution, ModelVerdict, Relation};
 use crate::litmus::ast::{Quantifier, Test};
 use std::fmt::Write;
 
@@ -82,7 +82,7 @@ pub fn cycle_text(ex: &Execution, cycle: &[usize]) -> String {
             .edges
             .iter()
             .filter(|(_, x, y)| *x == a && *y == b)
-            .map(|(r, _, _)| r.as_str())
+            .map(|(r, _, _)| r.name())
             .collect();
         let rel = if rels.is_empty() {
             "cause".to_string()
@@ -114,11 +114,21 @@ pub fn describe(ex: &Execution, mark: &[usize]) -> String {
         let star = if mark.contains(&i) { "*" } else { " " };
         let _ = writeln!(s, "  {star} e{i} {}", event_name(ex, i));
     }
-    for rel in ["rf", "co", "fr", "sync", "fsc", "rmw", "dep", "cause"] {
+    let shown = [
+        Relation::Rf,
+        Relation::Co,
+        Relation::Fr,
+        Relation::Sync,
+        Relation::Fsc,
+        Relation::Rmw,
+        Relation::Dep,
+        Relation::Cause,
+    ];
+    for rel in shown {
         let edges: Vec<String> = ex
             .edges
             .iter()
-            .filter(|(r, _, _)| r == rel)
+            .filter(|(r, _, _)| *r == rel)
             .map(|(_, a, b)| format!("e{a}->e{b}"))
             .collect();
         if !edges.is_empty() {

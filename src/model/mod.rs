@@ -27,6 +27,7 @@ mod verdict;
 
 pub use verdict::{
     Axiom, CheckResult, Decision, Exclusion, ExecEvent, Execution, ModelError, ModelVerdict,
+    Relation,
 };
 
 use crate::litmus::ast::{Quantifier, Test};

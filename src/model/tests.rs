@@ -349,7 +349,7 @@ fn cause_edges(ex: &super::Execution) -> Vec<(String, String)> {
     let name = |i: usize| super::explain::event_name(ex, i);
     ex.edges
         .iter()
-        .filter(|(r, _, _)| r == "cause")
+        .filter(|(r, _, _)| *r == super::Relation::Cause)
         .map(|&(_, a, b)| (name(a), name(b)))
         .collect()
 }
@@ -359,7 +359,11 @@ fn cause_edges_show_what_no_other_edge_does() {
     let strong = check(&mp(Sem::Release, Sem::Acquire, false)).unwrap();
     let graphs = strong.witnesses.iter();
     for ex in graphs.chain(strong.excluded.iter().map(|e| &e.execution)) {
-        for &(_, a, b) in ex.edges.iter().filter(|(r, _, _)| r == "cause") {
+        for &(_, a, b) in ex
+            .edges
+            .iter()
+            .filter(|(r, _, _)| *r == super::Relation::Cause)
+        {
             assert!(ex.events[a].thread.is_some(), "cause from an initial write");
             let joining = ex.edges.iter().filter(|e| e.1 == a && e.2 == b).count();
             assert_eq!(joining, 1, "e{a}->e{b} drawn twice in {:?}", ex.edges);
@@ -382,7 +386,7 @@ fn cause_edges_show_what_no_other_edge_does() {
         .unwrap();
     let (x, y) = (ex.cycle[0], ex.cycle[1]);
     assert!(
-        ex.execution.edges.contains(&("cause".into(), y, x)),
+        ex.execution.edges.contains(&(super::Relation::Cause, y, x)),
         "{:?}",
         ex.execution.edges
     );

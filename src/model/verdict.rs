@@ -59,10 +59,55 @@ pub struct Execution {
     pub outcome: Outcome,
     /// Its events.
     pub events: Vec<ExecEvent>,
-    /// Its edges: `(relation, from, to)` with relation one of `po`, `rf`, `co`, `fr`, `rmw`,
-    /// `dep`, `sync`, `fsc`, `cause` (its immediate edges no other edge shows), indices into
-    /// `events`.
-    pub edges: Vec<(String, usize, usize)>,
+    /// Its edges: `(relation, from, to)`, indices into `events`.
+    pub edges: Vec<(Relation, usize, usize)>,
+}
+
+/// The relation an edge of an [`Execution`] belongs to, named as in the ISA and `ptx.als`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Relation {
+    /// Program order (its immediate edges).
+    Po,
+    /// Reads-from.
+    Rf,
+    /// Coherence order (its immediate edges).
+    Co,
+    /// From-reads (those `fr;co` does not imply).
+    Fr,
+    /// The read and write of one atomic read-modify-write.
+    Rmw,
+    /// Address, data and control dependencies.
+    Dep,
+    /// Synchronisation not already shown as `po` or `fsc`.
+    Sync,
+    /// Fence-SC order.
+    Fsc,
+    /// Causality order: its immediate edges no other edge shows.
+    Cause,
+}
+
+impl Relation {
+    /// Its formal name (`po`, `rf`, …).
+    pub fn name(self) -> &'static str {
+        match self {
+            Relation::Po => "po",
+            Relation::Rf => "rf",
+            Relation::Co => "co",
+            Relation::Fr => "fr",
+            Relation::Rmw => "rmw",
+            Relation::Dep => "dep",
+            Relation::Sync => "sync",
+            Relation::Fsc => "fsc",
+            Relation::Cause => "cause",
+        }
+    }
+}
+
+impl fmt::Display for Relation {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// An event of an [`Execution`].
