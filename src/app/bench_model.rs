@@ -1,6 +1,7 @@
 //! `ptx-litmus bench model`: times the checker, one test at a time on one core, on the project's
 //! corpus and the third-party one, and prints a table.
 
+use super::bar::{outside, Bar};
 use super::{AppError, Exit};
 use crate::cli::BenchModelArgs;
 use crate::litmus;
@@ -21,13 +22,19 @@ struct Row {
 pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
     let suites = suites(args)?;
     let limit = super::bounded_check::timeout(args.timeout)?;
+    let loaded: Vec<_> = suites
+        .iter()
+        .map(|s| (s, litmus::load(std::slice::from_ref(s))))
+        .collect();
+    let bar = Bar::new(loaded.iter().map(|(_, t)| t.len() as u64).sum(), "tests");
     let mut rows = Vec::new();
     let mut all: Vec<(Duration, String)> = Vec::new();
-    for suite in &suites {
-        let (mut times, errors) = time_suite(args, suite, limit);
+    for (suite, tests) in loaded {
+        let (mut times, errors) = time_suite(args, tests, limit, &bar);
         all.extend(times.iter().cloned());
         rows.push(row(suite.display().to_string(), &mut times, errors));
     }
+    drop(bar);
     let errors = rows.iter().map(|r| r.errors).sum();
     rows.push(row("all".into(), &mut all, errors));
     print_table(args, &rows);
@@ -54,27 +61,31 @@ fn suites(args: &BenchModelArgs) -> Result<Vec<PathBuf>, AppError> {
     Ok(suites)
 }
 
-/// Each test of `suite` with the median time of its checks, and how many tests failed to
+/// Each test of a suite with the median time of its checks, and how many tests failed to
 /// parse or to check (said on stderr).
 fn time_suite(
     args: &BenchModelArgs,
-    suite: &PathBuf,
+    tests: Vec<(PathBuf, Result<litmus::ast::Test, litmus::ParseError>)>,
     limit: Duration,
+    bar: &Bar,
 ) -> (Vec<(Duration, String)>, usize) {
     let mut times = Vec::new();
     let mut errors = 0;
-    for (path, parsed) in litmus::load(std::slice::from_ref(suite)) {
+    for (path, parsed) in tests {
         let Ok(test) = parsed else {
+            bar.done();
             errors += 1;
             continue;
         };
+        bar.working_on(&test.name);
         match median_time(args, &test, limit) {
             Ok(t) => times.push((t, path.display().to_string())),
             Err(e) => {
                 errors += 1;
-                eprintln!("ptx-litmus: {}: {e}", path.display());
+                outside(|| eprintln!("ptx-litmus: {}: {e}", path.display()));
             }
         }
+        bar.done();
     }
     (times, errors)
 }

@@ -2,6 +2,7 @@
 //! layout with `--herd`) or JSON lines, with optional explanations and execution graphs. Bad
 //! tests are reported and the batch goes on.
 
+use super::bar::{outside, Bar};
 pub(super) use super::check_herd::quantifier;
 use super::{bounded_check, check_herd, AppError, Exit};
 use crate::cli::CheckArgs;
@@ -22,51 +23,67 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     }
     let limit = bounded_check::timeout(args.timeout)?;
     let (mut unparsed, mut failed) = (0, 0);
-    for (path, test) in parsed(args, &mut unparsed)? {
+    let (bar, tests) = parsed(args, &mut unparsed)?;
+    for (path, test) in tests {
+        bar.working_on(&test.name);
         let start = Instant::now();
         let verdict = bounded_check::check(&test, limit);
         let elapsed = start.elapsed();
         match verdict {
-            Ok(v) => {
-                if args.json {
-                    println!("{}", json_line(&path, &test, &v, elapsed.as_micros()));
-                } else {
-                    print!("{}", text(&test, &v, elapsed.as_secs_f64(), args.herd));
-                }
-                if args.explain || args.dot.is_some() {
-                    let ex = explain::explain(&test, &v);
-                    if args.explain && !args.json {
-                        print!("{}", ex.text);
-                        println!();
-                    }
-                    if let Some(dir) = &args.dot {
-                        for (i, (title, exec, cycle)) in ex.items.iter().enumerate() {
-                            let file =
-                                dir.join(format!("{}-{i}.dot", litmus::file_stem(&test.name)));
-                            let title = format!("{}: {title}", test.name);
-                            std::fs::write(&file, dot::to_dot(exec, &title, cycle))
-                                .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
-                        }
-                    }
-                }
-            }
+            Ok(v) => outside(|| answer(args, &path, &test, &v, elapsed))?,
             Err(e) => {
                 failed += 1;
                 model_error(args, &path, &test, &e);
             }
         }
+        bar.done();
     }
     Ok(exit(unparsed + failed))
 }
 
+/// Prints the verdict of `test`, and its explanation and graphs when asked.
+fn answer(
+    args: &CheckArgs,
+    path: &Path,
+    test: &Test,
+    v: &ModelVerdict,
+    elapsed: std::time::Duration,
+) -> Result<(), AppError> {
+    if args.json {
+        println!("{}", json_line(path, test, v, elapsed.as_micros()));
+    } else {
+        print!("{}", text(test, v, elapsed.as_secs_f64(), args.herd));
+    }
+    if !args.explain && args.dot.is_none() {
+        return Ok(());
+    }
+    let ex = explain::explain(test, v);
+    if args.explain && !args.json {
+        print!("{}", ex.text);
+        println!();
+    }
+    if let Some(dir) = &args.dot {
+        for (i, (title, exec, cycle)) in ex.items.iter().enumerate() {
+            let file = dir.join(format!("{}-{i}.dot", litmus::file_stem(&test.name)));
+            let title = format!("{}: {title}", test.name);
+            std::fs::write(&file, dot::to_dot(exec, &title, cycle))
+                .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+        }
+    }
+    Ok(())
+}
+
 /// The tests under `args.paths` that parse, with their files, in order, after their lint
-/// warnings; each that does not is reported and counted in `unparsed`.
+/// warnings; each that does not is reported and counted in `unparsed`. The bar counts every
+/// file: the caller counts each test it yields as done.
 pub(super) fn parsed<'a>(
     args: &'a CheckArgs,
     unparsed: &'a mut usize,
-) -> Result<impl Iterator<Item = (PathBuf, Test)> + 'a, AppError> {
+) -> Result<(Bar, impl Iterator<Item = (PathBuf, Test)> + 'a), AppError> {
     let loaded = super::suite::load(&args.paths)?;
-    Ok(loaded
+    let bar = Bar::new(loaded.len() as u64, "tests");
+    let counter = bar.counter();
+    let tests = loaded
         .into_iter()
         .filter_map(move |(path, parsed)| match parsed {
             Ok(test) => {
@@ -76,9 +93,11 @@ pub(super) fn parsed<'a>(
             Err(e) => {
                 *unparsed += 1;
                 report_error(args, &path, &e);
+                counter.inc(1);
                 None
             }
-        }))
+        });
+    Ok((bar, tests))
 }
 
 /// Reports that the model could not check `test` (too large, stopped, a model error).
@@ -99,11 +118,16 @@ pub(super) fn exit(failed: usize) -> Exit {
 /// Prints the test's lint warnings on stderr (they do not change the exit code).
 pub(super) fn warn(path: &Path, test: &Test) {
     for w in litmus::lint::warnings(test) {
-        eprintln!("ptx-litmus: warning: {}: {w}", path.display());
+        outside(|| eprintln!("ptx-litmus: warning: {}: {w}", path.display()));
     }
 }
 
+/// Reports a test that could not be read or checked, on stderr (and stdout with `--json`).
 pub(super) fn report_error(args: &CheckArgs, path: &Path, msg: &str) {
+    outside(|| report_error_now(args, path, msg));
+}
+
+fn report_error_now(args: &CheckArgs, path: &Path, msg: &str) {
     if args.json {
         println!(
             "{}",

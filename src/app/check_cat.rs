@@ -2,6 +2,7 @@
 //! transcription) per test, run by the cat interpreter under `--timeout`, in `check`'s text or
 //! JSON format with the model named.
 
+use super::bar::outside;
 use super::check::{condition, exit, model_error, outcome_json, parsed, quantifier};
 use super::{bounded_check, check_herd, AppError, Exit};
 use crate::cat::builtin::{choose, Chosen};
@@ -28,19 +29,22 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     let model = choose(spec)?;
     let limit = bounded_check::timeout(args.timeout)?;
     let (mut unparsed, mut failed) = (0, 0);
-    for (path, test) in parsed(args, &mut unparsed)? {
+    let (bar, tests) = parsed(args, &mut unparsed)?;
+    for (path, test) in tests {
+        bar.working_on(&test.name);
         let start = Instant::now();
         match bounded_check::check_cat(&model, &test, limit) {
-            Ok(v) if args.json => println!("{}", json_line(&path, &test, &model, &v)),
+            Ok(v) if args.json => outside(|| println!("{}", json_line(&path, &test, &model, &v))),
             Ok(v) => {
                 let secs = start.elapsed().as_secs_f64();
-                print!("{}", text(&test, &model, &v, secs, args.herd));
+                outside(|| print!("{}", text(&test, &model, &v, secs, args.herd)));
             }
             Err(e) => {
                 failed += 1;
                 model_error(args, &path, &test, &e);
             }
         }
+        bar.done();
     }
     Ok(exit(unparsed + failed))
 }

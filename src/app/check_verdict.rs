@@ -1,6 +1,7 @@
 //! `ptx-litmus check --verdict-only`: each test's condition decided without listing its final
 //! states, as text in the model's words or JSON lines. Bad tests are reported and the batch goes on.
 
+use super::bar::outside;
 use super::check::{condition, exit, model_error, outcome_json, parsed, quantifier};
 use super::{bounded_check, check_herd, AppError, Exit};
 use crate::cli::CheckArgs;
@@ -16,16 +17,19 @@ use std::time::Instant;
 pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     let limit = bounded_check::timeout(args.timeout)?;
     let (mut unparsed, mut failed) = (0, 0);
-    for (path, test) in parsed(args, &mut unparsed)? {
+    let (bar, tests) = parsed(args, &mut unparsed)?;
+    for (path, test) in tests {
+        bar.working_on(&test.name);
         let start = Instant::now();
         match bounded_check::decide(&test, limit) {
-            Ok(d) if args.json => println!("{}", json_line(&path, &test, &d, start)),
-            Ok(d) => print!("{}", text(&test, &d, start)),
+            Ok(d) if args.json => outside(|| println!("{}", json_line(&path, &test, &d, start))),
+            Ok(d) => outside(|| print!("{}", text(&test, &d, start))),
             Err(e) => {
                 failed += 1;
                 model_error(args, &path, &test, &e);
             }
         }
+        bar.done();
     }
     Ok(exit(unparsed + failed))
 }

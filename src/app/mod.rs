@@ -4,6 +4,7 @@ use crate::cli::{BenchTarget, CampaignCommand, Cli, Command};
 use clap::Parser;
 
 mod agree;
+mod bar;
 mod bench_cpu;
 mod bench_gpu;
 mod bench_model;

@@ -2,6 +2,7 @@
 //! with agreements and disagreements by class; each side of each test bounded by `--timeout`
 //! and Ctrl-C.
 
+use super::bar::Bar;
 use super::{bounded_check, interrupt, AppError, Exit};
 use crate::cat::builtin::choose;
 use crate::cat::differential::{compare_verdicts, random_test, Summary};
@@ -16,11 +17,14 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
     interrupt::install();
     let start = Instant::now();
     let mut s = Summary::default();
+    let bar = Bar::new(args.tests, "tests");
     for i in args.first..args.first.saturating_add(args.tests) {
         if interrupt::requested() {
             break;
         }
         let (text, test) = random_test(args.seed, i);
+        let name = format!("R{}-{i}", args.seed);
+        bar.working_on(&name);
         let began = Instant::now();
         let compared = bounded_check::check(&test, limit)
             .map_err(|e| format!("built-in {e}"))
@@ -29,9 +33,10 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
                     .map_err(|e| format!("cat {e}"))?;
                 Ok(compare_verdicts(&b, &c))
             });
-        let name = format!("R{}-{i}", args.seed);
         s.add(&name, &text, compared, began.elapsed().as_secs_f64());
+        bar.done();
     }
+    drop(bar);
     println!(
         "built-in checker vs {} ({}), seed {}, tests {}.., in {:.1} s",
         model.name,

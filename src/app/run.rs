@@ -9,6 +9,7 @@
 //! Each test's record is written as the test finishes; SIGINT, SIGTERM or SIGHUP stops the
 //! running test after its current round, and the set is completed, marked `"partial": true`.
 
+use super::bar::time_left;
 use super::run_model::RunModel;
 use super::{bounded_check, interrupt, options_map, suite, AppError, Exit};
 use crate::cli::RunArgs;
@@ -21,7 +22,7 @@ use crate::model::ModelVerdict;
 use crate::report;
 use crate::results::{self, Parameters, RunRecord, Shard, SkippedTest, TestRecord, RUN_FORMAT};
 use crate::verdict::{Class, Status};
-use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
@@ -732,20 +733,6 @@ fn progress_bar(tests: u64, quiet: bool, per_test: Option<f64>) -> ProgressBar {
     );
     bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar
-}
-
-/// The time left: from the rate of finished tests once one has finished; before that, from
-/// `--time` × tests when the budget is a time, else unknown.
-fn time_left(s: &ProgressState, per_test: Option<f64>) -> String {
-    let total = s.len().unwrap_or(0) as f64 * per_test.unwrap_or(0.0);
-    match (s.pos(), per_test) {
-        (0, None) => "?".into(),
-        (0, Some(_)) => {
-            let left = (total - s.elapsed().as_secs_f64()).max(0.0);
-            HumanDuration(std::time::Duration::from_secs_f64(left)).to_string()
-        }
-        _ => HumanDuration(s.eta()).to_string(),
-    }
 }
 
 fn unix_secs() -> u64 {

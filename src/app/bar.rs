@@ -1,0 +1,83 @@
+//! The progress bar of a command that works through a list of tests: on stderr, and drawn only
+//! on a terminal, so piped or redirected output stays as it was. One bar is shown at a time;
+//! what the command prints while it is shown goes through [`outside`], which lifts the bar off
+//! the terminal for the print, so that lines and bar never mix.
+
+use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
+use std::fmt::Write;
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// The bar shown now, for [`outside`].
+static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
+
+/// A bar over a list of items; it clears itself from the terminal when dropped.
+pub struct Bar(ProgressBar);
+
+impl Bar {
+    /// A bar over `len` items called `unit` ("tests"): how many are done, the time left, and
+    /// the item at work with the time it has taken so far.
+    pub fn new(len: u64, unit: &str) -> Bar {
+        let bar = ProgressBar::new(len);
+        let template = format!(
+            "[{{elapsed_precise}}] {{bar:20}} {{pos}}/{{len}} {unit}, ETA {{left}}  {{wide_msg}}"
+        );
+        let style = ProgressStyle::with_template(&template).expect("the template is valid");
+        bar.set_style(
+            style.with_key("left", |s: &ProgressState, w: &mut dyn Write| {
+                let _ = write!(w, "{}", time_left(s, None));
+            }),
+        );
+        if !bar.is_hidden() {
+            // Ticks keep the elapsed time moving while one test takes long.
+            bar.enable_steady_tick(Duration::from_millis(200));
+        }
+        *SHOWN.lock().unwrap_or_else(|p| p.into_inner()) = Some(bar.clone());
+        Bar(bar)
+    }
+
+    /// Names the item at work.
+    pub fn working_on(&self, item: &str) {
+        self.0.set_message(item.to_string());
+    }
+
+    /// Counts one item done.
+    pub fn done(&self) {
+        self.0.inc(1);
+    }
+
+    /// A handle that counts items done, for an iterator that skips some.
+    pub fn counter(&self) -> ProgressBar {
+        self.0.clone()
+    }
+}
+
+impl Drop for Bar {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+        *SHOWN.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
+/// Runs `print` with the bar shown, if any, lifted off the terminal.
+pub fn outside<R>(print: impl FnOnce() -> R) -> R {
+    let shown = SHOWN.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    match shown {
+        Some(bar) => bar.suspend(print),
+        None => print(),
+    }
+}
+
+/// The time left: from the rate of finished items once one has finished; before that, from
+/// `per_test` (`run --time`) × items when the budget is a time, else unknown.
+pub fn time_left(s: &ProgressState, per_test: Option<f64>) -> String {
+    let total = s.len().unwrap_or(0) as f64 * per_test.unwrap_or(0.0);
+    match (s.pos(), per_test) {
+        (0, None) => "?".into(),
+        (0, Some(_)) => {
+            let left = (total - s.elapsed().as_secs_f64()).max(0.0);
+            HumanDuration(std::time::Duration::from_secs_f64(left)).to_string()
+        }
+        _ => HumanDuration(s.eta()).to_string(),
+    }
+}

@@ -1,0 +1,107 @@
+//! The progress bars of the commands that work through many tests (`run`, `check`, `bench
+//! model`, `model-diff`): drawn on stderr when it is a terminal (here `script` gives the command one),
+//! never mixed into a line of the command's output, and absent when stderr is piped.
+
+mod common;
+
+use common::{bin, root, text};
+use std::process::Command;
+
+/// What a terminal shows of `ptx-litmus ARGS` run in one (stdout and stderr together), or
+/// `None`, said on stderr, where util-linux's `script` is missing.
+fn on_a_terminal(args: &str) -> Option<String> {
+    let cmd = format!("'{}' {args}", env!("CARGO_BIN_EXE_ptx-litmus"));
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .current_dir(root())
+        .output();
+    match out {
+        Ok(out) => {
+            assert!(out.status.success(), "{cmd}: {}", text(&out.stdout));
+            Some(text(&out.stdout))
+        }
+        Err(e) => {
+            eprintln!("NOT CHECKED: no terminal to run `{cmd}` in (`script`: {e})");
+            None
+        }
+    }
+}
+
+/// The pieces a terminal draws one over the other: lines, and the redraws within a line.
+fn pieces(screen: &str) -> Vec<&str> {
+    screen.split(['\n', '\r']).collect()
+}
+
+#[test]
+fn check_draws_its_bar_on_a_terminal_apart_from_its_lines() {
+    let Some(screen) = on_a_terminal("check litmus/mp") else {
+        return;
+    };
+    let bars: Vec<&str> = pieces(&screen)
+        .into_iter()
+        .filter(|p| p.contains(" tests, ETA "))
+        .collect();
+    assert!(!bars.is_empty(), "no bar drawn: {screen}");
+    assert!(
+        bars.iter()
+            .any(|b| b.contains("/34 tests") && b.contains("MP+")),
+        "the bar counts the 34 tests of litmus/mp and names the one at work: {bars:?}"
+    );
+    for p in pieces(&screen) {
+        let line = p.trim_start_matches("\u{1b}[2K");
+        let output = ["Test ", "Verdict ", "Hash="]
+            .iter()
+            .any(|s| line.contains(s));
+        assert!(
+            !(output && line.contains("ETA")),
+            "bar and output in one line: {p:?}"
+        );
+    }
+    assert_eq!(
+        screen.matches("\nVerdict ").count(),
+        34,
+        "every verdict is printed whole"
+    );
+}
+
+#[test]
+fn bench_model_and_model_diff_draw_their_bars_on_a_terminal() {
+    let Some(bench) = on_a_terminal("bench model litmus/mp --runs 1") else {
+        return;
+    };
+    assert!(bench.contains("/34 tests, ETA"), "{bench}");
+    let Some(diff) = on_a_terminal("model-diff --tests 4 --seed 1") else {
+        return;
+    };
+    assert!(diff.contains("/4 tests, ETA"), "{diff}");
+    assert!(diff.contains("R1-3"), "the test at work is named: {diff}");
+}
+
+#[test]
+fn run_draws_its_bar_on_a_terminal_apart_from_its_rows() {
+    let dir = common::scratch("bar-run");
+    let args = format!(
+        "run litmus/mp --backend cpu --instances 2000 --results '{}'",
+        dir.display()
+    );
+    let Some(screen) = on_a_terminal(&args) else {
+        return;
+    };
+    assert!(screen.contains("/34 tests, "), "{screen}");
+    let rows = pieces(&screen)
+        .into_iter()
+        .map(|p| p.trim_start_matches("\u{1b}[2K"))
+        .filter(|p| p.starts_with("conformant ") || p.starts_with("weak "))
+        .inspect(|p| assert!(!p.contains("ETA"), "bar and row in one line: {p:?}"))
+        .count();
+    assert!(rows > 0, "no row of the table: {screen}");
+}
+
+#[test]
+fn a_piped_stderr_gets_no_bar() {
+    let out = bin().args(["check", "litmus/mp"]).output().unwrap();
+    assert!(out.status.success());
+    let err = text(&out.stderr);
+    assert!(!err.contains("ETA") && !err.contains('\r'), "{err}");
+    assert_eq!(text(&out.stdout).matches("\nVerdict ").count(), 34);
+}
