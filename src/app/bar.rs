@@ -15,8 +15,8 @@ static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
 pub struct Bar(ProgressBar);
 
 impl Bar {
-    /// A bar over `len` items called `unit` ("tests"): how many are done, the time left, and
-    /// the item at work with the time it has taken so far.
+    /// A bar over `len` items called `unit` ("tests"): the time since it started, how many are
+    /// done, the time left and the item at work.
     pub fn new(len: u64, unit: &str) -> Bar {
         let bar = ProgressBar::new(len);
         let template = format!(
