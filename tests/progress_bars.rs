@@ -1,5 +1,5 @@
 //! The progress bars of the commands that work through many tests (`run`, `check`, `bench
-//! model`, `model-diff`): drawn on stderr when it is a terminal (here `script` gives the command one),
+//! model`, `model-diff`, `tune`): drawn on stderr when it is a terminal (here `script` gives the command one),
 //! never mixed into a line of the command's output, and absent when stderr is piped.
 
 mod common;
@@ -65,7 +65,7 @@ fn check_draws_its_bar_on_a_terminal_apart_from_its_lines() {
 }
 
 #[test]
-fn bench_model_and_model_diff_draw_their_bars_on_a_terminal() {
+fn bench_model_model_diff_and_tune_draw_their_bars_on_a_terminal() {
     let Some(bench) = on_a_terminal("bench model litmus/mp --runs 1") else {
         return;
     };
@@ -75,6 +75,15 @@ fn bench_model_and_model_diff_draw_their_bars_on_a_terminal() {
     };
     assert!(diff.contains("/4 tests, ETA"), "{diff}");
     assert!(diff.contains("R1-3"), "the test at work is named: {diff}");
+    let dir = common::scratch("bar-tune");
+    let args = format!(
+        "tune litmus/sb --backend cpu --seed 1 --budget 1 --out '{}'",
+        dir.display()
+    );
+    let Some(tune) = on_a_terminal(&args) else {
+        return;
+    };
+    assert!(tune.contains("0/1 families, ETA ?  SB"), "{tune}");
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! its winner written as `FAMILY.stress` (provenance in comments) and the whole search as
 //! `FAMILY.search.json`, with a table of what each family gained over its baseline.
 
+use super::bar::{outside, Bar};
 use super::bench_shapes::SHAPES;
 use super::tune_measure::{stress_of, Measure};
 use super::{options_map, AppError, Exit};
@@ -30,7 +31,9 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
     let mut records = Vec::new();
     let mut failed = Vec::new();
     print_header();
+    let bar = Bar::new(families.len() as u64, "families");
     for (i, (family, tests)) in families.iter().enumerate() {
+        bar.working_on(family);
         let share = args.budget * (i + 1) as f64 / families.len() as f64;
         let deadline = start + Duration::from_secs_f64(share);
         let ctx = Context {
@@ -44,7 +47,9 @@ pub fn run(args: &TuneArgs) -> Result<Exit, AppError> {
             Some(record) => records.push(record),
             None => failed.push(family.as_str()),
         }
+        bar.done();
     }
+    drop(bar);
     if records.is_empty() {
         return Err(format!("tune: no family could be tuned ({})", failed.join(", ")).into());
     }
@@ -82,13 +87,13 @@ fn tune_family(
     let outcome = match search(ctx.space, &plan(ctx.args), &mut measure) {
         Ok(o) => o,
         Err(e) => {
-            println!("{family:<8} failed: {e}");
+            outside(|| println!("{family:<8} failed: {e}"));
             return Ok(None);
         }
     };
     let file = out.join(format!("{family}.stress"));
     let record = write_family(ctx, family, &file, &outcome)?;
-    print_row(family, ctx.space, &outcome, &file);
+    outside(|| print_row(family, ctx.space, &outcome, &file));
     Ok(Some(record))
 }
 
