@@ -27,6 +27,11 @@ fn on_a_terminal(args: &str) -> Option<String> {
     }
 }
 
+/// `args` followed by a fresh scratch folder `name`, for the flag that ends them.
+fn into_scratch(name: &str, args: &str) -> String {
+    format!("{args} '{}'", common::scratch(name).display())
+}
+
 /// The pieces a terminal draws one over the other: lines, and the redraws within a line.
 fn pieces(screen: &str) -> Vec<&str> {
     screen.split(['\n', '\r']).collect()
@@ -75,10 +80,9 @@ fn bench_model_model_diff_and_tune_draw_their_bars_on_a_terminal() {
     };
     assert!(diff.contains("/4 tests, ETA"), "{diff}");
     assert!(diff.contains("R1-3"), "the test at work is named: {diff}");
-    let dir = common::scratch("bar-tune");
-    let args = format!(
-        "tune litmus/sb --backend cpu --seed 1 --budget 1 --out '{}'",
-        dir.display()
+    let args = into_scratch(
+        "bar-tune",
+        "tune litmus/sb --backend cpu --seed 1 --budget 1 --out",
     );
     let Some(tune) = on_a_terminal(&args) else {
         return;
@@ -88,10 +92,9 @@ fn bench_model_model_diff_and_tune_draw_their_bars_on_a_terminal() {
 
 #[test]
 fn run_draws_its_bar_on_a_terminal_apart_from_its_rows() {
-    let dir = common::scratch("bar-run");
-    let args = format!(
-        "run litmus/mp --backend cpu --instances 2000 --results '{}'",
-        dir.display()
+    let args = into_scratch(
+        "bar-run",
+        "run litmus/mp --backend cpu --instances 2000 --results",
     );
     let Some(screen) = on_a_terminal(&args) else {
         return;
