@@ -1,5 +1,5 @@
 //! The progress bars of the commands that work through many tests (`run`, `check`, `bench
-//! model`, `model-diff`, `tune`): drawn on stderr when it is a terminal (here `script` gives the command one),
+//! model`, `model-diff`, `tune`, `sass --ptxas`): drawn on stderr when it is a terminal (here `script` gives the command one),
 //! never mixed into a line of the command's output, and absent when stderr is piped.
 
 mod common;
@@ -107,6 +107,27 @@ fn run_draws_its_bar_on_a_terminal_apart_from_its_rows() {
         .inspect(|p| assert!(!p.contains("ETA"), "bar and row in one line: {p:?}"))
         .count();
     assert!(rows > 0, "no row of the table: {screen}");
+}
+
+#[test]
+fn a_sass_matrix_draws_its_bar_over_its_columns() {
+    let name = "a_sass_matrix_draws_its_bar_over_its_columns";
+    let Some(v) = common::sass::pinned_present(name) else {
+        return;
+    };
+    let args = format!("sass litmus/mp --ptxas {}", v.join(","));
+    let Some(screen) = on_a_terminal(&args) else {
+        return;
+    };
+    let first = format!("0/2 columns, ETA ?  ptxas {}", v[0]);
+    assert!(screen.contains(&first), "{screen}");
+    for p in pieces(&screen) {
+        let line = p.trim_start_matches("\u{1b}[2K");
+        if line.contains("not passing") {
+            let whole = line.starts_with("ptxas ") && !line.contains("ETA");
+            assert!(whole, "bar and line mixed: {p:?}");
+        }
+    }
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! `ptx-litmus sass PATHS --ptxas VERSIONS [--out DIR]` and `sass PATHS --diff A B`: the
 //! optcheck over several ptxas versions of the toolchain store, as a matrix of verdicts.
 
+use super::bar::{outside, Bar};
 use super::sass::load_kernels;
 use super::{AppError, Exit};
 use crate::cli::SassArgs;
@@ -68,15 +69,22 @@ pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
     if cols.is_empty() {
         return Err("--arch names no architecture".into());
     }
+    let label = |c: &Column| format!("ptxas {} {}", c.version, c.arch);
+    let names: Vec<String> = cols.iter().map(label).collect();
+    let bar = Bar::new(cols.len() as u64, "columns");
+    bar.working_on(&names[0]);
+    let mut done = 0;
     let mut m = matrix::build(&named, cols, &matrix::untouched, |c, cells| {
         let failed = cells.iter().filter(|c| c.verdict != Verdict::Pass).count();
-        eprintln!(
-            "ptxas {} {}: {} kernels, {failed} not passing",
-            c.version,
-            c.arch,
-            cells.len()
-        );
+        let n = cells.len();
+        outside(|| eprintln!("{}: {n} kernels, {failed} not passing", label(c)));
+        done += 1;
+        bar.done();
+        if let Some(next) = names.get(done) {
+            bar.working_on(next);
+        }
     });
+    drop(bar);
     if args.diff.is_some() {
         return diff(&m, exit);
     }
