@@ -7,7 +7,7 @@
 //! makes its choices, calling the same functions, so a complete candidate already satisfies
 //! them; `first_violation` re-checks those only in debug builds.
 
-use super::relation::{members, Rel};
+use super::relation::{cycle_of, members, Rel};
 use super::relations::Combo;
 use super::Axiom;
 
@@ -71,18 +71,16 @@ pub fn atomicity(combo: &Combo, co: &Rel, fr: &Rel) -> Option<Vec<usize>> {
 
 /// §8.10.4 No Thin Air: `rf ∪ dep` is acyclic, so no value justifies itself.
 pub fn no_thin_air(combo: &Combo, rf: &Rel) -> Option<Vec<usize>> {
-    combo.dep.union(rf).find_cycle()
+    cycle_of(rf.len(), |i| combo.dep.row(i) | rf.row(i))
 }
 
 /// §8.10.5 Sequential Consistency Per Location: communication between morally strong
 /// operations and program order between morally strong accesses of one address,
 /// `(ms ∩ (rf ∪ co ∪ fr)) ∪ po-loc`, are acyclic.
 pub fn sc_per_location(combo: &Combo, rf: &Rel, co: &Rel, fr: &Rel) -> Option<Vec<usize>> {
-    let mut com = rf.union(co);
-    com.union_with(fr);
-    com.intersect_with(&combo.ms);
-    com.union_with(&combo.po_loc_ms);
-    com.find_cycle()
+    cycle_of(rf.len(), |i| {
+        ((rf.row(i) | co.row(i) | fr.row(i)) & combo.ms.row(i)) | combo.po_loc_ms.row(i)
+    })
 }
 
 /// §8.10.6 Causality, its first half: causality order is irreflexive. Decidable as soon as

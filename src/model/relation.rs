@@ -165,51 +165,7 @@ impl Rel {
 
     /// A cycle `e0 -> e1 -> ... -> e0` (listed without repeating `e0`), if there is one.
     pub fn find_cycle(&self) -> Option<Vec<usize>> {
-        // Kahn-style peeling: an event with no successor or no predecessor among the events
-        // left cannot be on a cycle. Each pass takes all such events at once, in a few word
-        // operations per event; what is left is the same whatever the order of removal.
-        let n = self.rows.len();
-        let mut alive: Set = if n == MAX_EVENTS {
-            !0
-        } else {
-            (1u128 << n) - 1
-        };
-        loop {
-            let (mut with_succ, mut with_pred) = (0, 0);
-            for i in members(alive) {
-                let succ = self.rows[i] & alive;
-                if succ != 0 {
-                    with_succ |= bit(i);
-                    with_pred |= succ;
-                }
-            }
-            let left = alive & with_succ & with_pred;
-            if left == alive {
-                break;
-            }
-            alive = left;
-        }
-        if alive == 0 {
-            return None;
-        }
-        // Every alive event has an alive successor: walk until an event repeats.
-        let start = alive.trailing_zeros() as usize;
-        let mut path = vec![start];
-        let mut seen = bit(start);
-        let mut cur = start;
-        loop {
-            let next = (self.rows[cur] & alive).trailing_zeros() as usize;
-            if seen & bit(next) != 0 {
-                let pos = path
-                    .iter()
-                    .position(|&e| e == next)
-                    .expect("seen event is on the path");
-                return Some(path[pos..].to_vec());
-            }
-            seen |= bit(next);
-            path.push(next);
-            cur = next;
-        }
+        cycle_of(self.rows.len(), |i| self.rows[i])
     }
 
     /// A shortest path from `a` to `b` (both included), if `b` is reachable from `a`.
@@ -242,6 +198,55 @@ impl Rel {
             frontier = next;
         }
         None
+    }
+}
+
+/// A cycle of the relation over `n` events whose rows `row` gives, computed as they are read
+/// (so a union of relations needs no relation of its own), if there is one.
+pub fn cycle_of(n: usize, row: impl Fn(usize) -> Set) -> Option<Vec<usize>> {
+    // Kahn-style peeling: an event with no successor or no predecessor among the events
+    // left cannot be on a cycle. Each pass takes all such events at once, in a few word
+    // operations per event; what is left is the same whatever the order of removal.
+    let mut alive: Set = if n == MAX_EVENTS {
+        !0
+    } else {
+        (1u128 << n) - 1
+    };
+    loop {
+        let (mut with_succ, mut with_pred) = (0, 0);
+        for i in members(alive) {
+            let succ = row(i) & alive;
+            if succ != 0 {
+                with_succ |= bit(i);
+                with_pred |= succ;
+            }
+        }
+        let left = alive & with_succ & with_pred;
+        if left == alive {
+            break;
+        }
+        alive = left;
+    }
+    if alive == 0 {
+        return None;
+    }
+    // Every alive event has an alive successor: walk until an event repeats.
+    let start = alive.trailing_zeros() as usize;
+    let mut path = vec![start];
+    let mut seen = bit(start);
+    let mut cur = start;
+    loop {
+        let next = (row(cur) & alive).trailing_zeros() as usize;
+        if seen & bit(next) != 0 {
+            let pos = path
+                .iter()
+                .position(|&e| e == next)
+                .expect("seen event is on the path");
+            return Some(path[pos..].to_vec());
+        }
+        seen |= bit(next);
+        path.push(next);
+        cur = next;
     }
 }
 
