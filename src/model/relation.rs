@@ -289,6 +289,17 @@ mod tests {
     }
 
     #[test]
+    fn a_cycle_of_a_union_read_row_by_row_is_found_where_neither_part_has_one() {
+        let (mut a, mut b) = (Rel::new(3), Rel::new(3));
+        a.add(0, 1);
+        a.add(1, 2);
+        b.add(2, 0);
+        assert_eq!((a.find_cycle(), b.find_cycle()), (None, None));
+        assert_eq!(cycle_of(3, |i| a.row(i) | b.row(i)), Some(vec![0, 1, 2]));
+        assert_eq!(cycle_of(3, |i| a.row(i) & !bit(2)), None);
+    }
+
+    #[test]
     fn seq_and_members() {
         let mut a = Rel::new(3);
         a.add(0, 1);
