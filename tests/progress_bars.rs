@@ -8,18 +8,22 @@ use common::{bin, root, text};
 use std::process::Command;
 
 /// What a terminal shows of `ptx-litmus ARGS` run in one (stdout and stderr together), or
-/// `None`, said on stderr, where util-linux's `script` is missing.
+/// `None`, said on stderr, where util-linux's `script` is missing. The command must succeed.
 fn on_a_terminal(args: &str) -> Option<String> {
+    let (ok, screen) = on_a_terminal_ending(args)?;
+    assert!(ok, "{args}: {screen}");
+    Some(screen)
+}
+
+/// [`on_a_terminal`] for a command that may fail: whether it succeeded, and the screen.
+fn on_a_terminal_ending(args: &str) -> Option<(bool, String)> {
     let cmd = format!("'{}' {args}", env!("CARGO_BIN_EXE_ptx-litmus"));
     let out = Command::new("script")
         .args(["-qec", &cmd, "/dev/null"])
         .current_dir(root())
         .output();
     match out {
-        Ok(out) => {
-            assert!(out.status.success(), "{cmd}: {}", text(&out.stdout));
-            Some(text(&out.stdout))
-        }
+        Ok(out) => Some((out.status.success(), text(&out.stdout))),
         Err(e) => {
             eprintln!("NOT CHECKED: no terminal to run `{cmd}` in (`script`: {e})");
             None
@@ -66,6 +70,43 @@ fn check_draws_its_bar_on_a_terminal_apart_from_its_lines() {
         screen.matches("\nVerdict ").count(),
         34,
         "every verdict is printed whole"
+    );
+}
+
+/// A test with six writes to one location and six reads of it: half a million candidate
+/// executions, seconds of checking on any machine.
+const MANY_CANDIDATES: &str = "PTX CoRR-many
+{ x=0; }
+ P0@cta 0,gpu 0      | P1@cta 1,gpu 0      | P2@cta 2,gpu 0       | P3@cta 3,gpu 0       ;
+ st.relaxed.gpu x, 1 | st.relaxed.gpu x, 4 | ld.relaxed.gpu r0, x | ld.relaxed.gpu r3, x ;
+ st.relaxed.gpu x, 2 | st.relaxed.gpu x, 5 | ld.relaxed.gpu r1, x | ld.relaxed.gpu r4, x ;
+ st.relaxed.gpu x, 3 | st.relaxed.gpu x, 6 | ld.relaxed.gpu r2, x | ld.relaxed.gpu r5, x ;
+exists (P2:r0 == 1 /\\ P3:r3 == 2)
+";
+
+#[test]
+fn a_long_check_shows_the_candidates_it_has_examined() {
+    let file = common::scratch("bar-live").join("many.litmus");
+    std::fs::write(&file, MANY_CANDIDATES).unwrap();
+    // The bound ends the check after a second, however fast the machine: five redraws or so.
+    let args = format!("check '{}' --timeout 1", file.display());
+    let Some((ok, screen)) = on_a_terminal_ending(&args) else {
+        return;
+    };
+    assert!(!ok && screen.contains("timed out after 1.0 s"), "{screen}");
+    let counts: Vec<u64> = pieces(&screen)
+        .into_iter()
+        .filter_map(|p| p.split_once("ETA ?  [")?.1.split_once(" candidates] "))
+        .map(|(n, _)| n.replace(',', "").parse().unwrap())
+        .collect();
+    assert!(
+        counts.len() >= 2,
+        "the count is redrawn as it grows: {screen}"
+    );
+    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+    assert!(
+        counts[0] < *counts.last().unwrap(),
+        "the count grows: {counts:?}"
     );
 }
 

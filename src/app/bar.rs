@@ -2,39 +2,35 @@
 //! matrix's compiler columns): on stderr, and drawn only on a terminal, so piped or redirected
 //! output stays as it was. One bar is shown at a time;
 //! what the command prints while it is shown goes through [`outside`], which lifts the bar off
-//! the terminal for the print, so that lines and bar never mix.
+//! the terminal for the print, so that lines and bar never mix. A bar may also show how far the
+//! item at work has got ([`Bar::live`]), for an item that takes long alone.
 
 use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
 use std::fmt::Write;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+/// How far the item at work has got, asked at every redraw: a few words, or `None`.
+type Live = Arc<dyn Fn() -> Option<String> + Send + Sync>;
 
 /// The bar shown now, for [`outside`].
 static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
 /// A bar over a list of items; it clears itself from the terminal when dropped.
-pub struct Bar(ProgressBar);
+pub struct Bar(ProgressBar, String);
 
 impl Bar {
     /// A bar over `len` items called `unit` ("tests"): the time since it started, how many are
     /// done, the time left and the item at work.
     pub fn new(len: u64, unit: &str) -> Bar {
         let bar = ProgressBar::new(len);
-        let template = format!(
-            "[{{elapsed_precise}}] {{bar:20}} {{pos}}/{{len}} {unit}, ETA {{left}}  {{wide_msg}}"
-        );
-        let style = ProgressStyle::with_template(&template).expect("the template is valid");
-        bar.set_style(
-            style.with_key("left", |s: &ProgressState, w: &mut dyn Write| {
-                let _ = write!(w, "{}", time_left(s, None));
-            }),
-        );
+        bar.set_style(style(unit, None));
         if !bar.is_hidden() {
             // Ticks keep the elapsed time moving while one test takes long.
             bar.enable_steady_tick(Duration::from_millis(200));
         }
         *SHOWN.lock().unwrap_or_else(|p| p.into_inner()) = Some(bar.clone());
-        Bar(bar)
+        Bar(bar, unit.to_string())
     }
 
     /// Names the item at work.
@@ -51,6 +47,31 @@ impl Bar {
     pub fn counter(&self) -> ProgressBar {
         self.0.clone()
     }
+
+    /// Shows, after the item at work, what `progress` says of it at each redraw (say, the
+    /// candidates a long check has examined so far).
+    pub fn live(self, progress: impl Fn() -> Option<String> + Send + Sync + 'static) -> Bar {
+        self.0.set_style(style(&self.1, Some(Arc::new(progress))));
+        self
+    }
+}
+
+/// The bar's look: elapsed time, bar, items done of `unit`, time left, the item at work and
+/// what `live` says of it.
+fn style(unit: &str, live: Option<Live>) -> ProgressStyle {
+    let template = format!(
+        "[{{elapsed_precise}}] {{bar:20}} {{pos}}/{{len}} {unit}, ETA {{left}}  {{live}}{{wide_msg}}"
+    );
+    ProgressStyle::with_template(&template)
+        .expect("the template is valid")
+        .with_key("left", |s: &ProgressState, w: &mut dyn Write| {
+            let _ = write!(w, "{}", time_left(s, None));
+        })
+        .with_key("live", move |_: &ProgressState, w: &mut dyn Write| {
+            if let Some(said) = live.as_ref().and_then(|l| l()) {
+                let _ = write!(w, "[{said}] ");
+            }
+        })
 }
 
 impl Drop for Bar {

@@ -26,7 +26,8 @@ pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
         .iter()
         .map(|s| (s, litmus::load(std::slice::from_ref(s))))
         .collect();
-    let bar = Bar::new(loaded.iter().map(|(_, t)| t.len() as u64).sum(), "tests");
+    let bar = Bar::new(loaded.iter().map(|(_, t)| t.len() as u64).sum(), "tests")
+        .live(super::bounded_check::progress);
     let mut rows = Vec::new();
     let mut all: Vec<(Duration, String)> = Vec::new();
     for (suite, tests) in loaded {

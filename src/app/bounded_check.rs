@@ -1,8 +1,8 @@
 //! The model check of one test under a time bound, by the built-in checker or a cat model:
 //! `check` and `run` give every test at most `--timeout` seconds, and `run` also stops it within
-//! a fraction of a second of Ctrl-C. The checkers read only a flag (they stay free of clocks and
-//! signals); one watcher thread here sets the flag of each check at its deadline, or of all on a
-//! stop signal.
+//! a fraction of a second of Ctrl-C. The checkers read only a [`Watch`] (they stay free of clocks
+//! and signals); one watcher thread here stops each check at its deadline, or all on a stop
+//! signal, and [`examined`] tells a progress bar how far the check at work has got.
 
 use super::interrupt;
 use crate::cat::{
@@ -11,8 +11,8 @@ use crate::cat::{
     check::{CatVerdict, CheckError},
 };
 use crate::litmus::ast::Test;
-use crate::model::{self, Decision, ModelError, ModelVerdict};
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::model::{self, Decision, ModelError, ModelVerdict, Watch};
+use indicatif::HumanCount;
 use std::sync::{Arc, Mutex, Once};
 use std::time::{Duration, Instant};
 
@@ -29,11 +29,11 @@ pub fn timeout(seconds: f64) -> Result<Duration, String> {
     }
 }
 
-/// A check being watched: its deadline and the flag that stops it.
+/// A check being watched: its deadline and what it shares.
 struct Watched {
     /// `None`: beyond what the clock can count.
     deadline: Option<Instant>,
-    stop: Arc<AtomicBool>,
+    watch: Arc<Watch>,
 }
 
 /// The checks in progress. One watcher thread serves them all, started with the first, so a
@@ -51,7 +51,7 @@ fn start_watcher() {
             let stop_all = interrupt::requested();
             for w in watched().iter() {
                 if stop_all || w.deadline.is_some_and(|d| now >= d) {
-                    w.stop.store(true, Ordering::Relaxed);
+                    w.watch.stop();
                 }
             }
         });
@@ -65,7 +65,7 @@ fn watched() -> std::sync::MutexGuard<'static, Vec<Watched>> {
 
 /// [`model::check`] of `test`, given up after `limit` or on a stop signal, with the reason.
 pub fn check(test: &Test, limit: Duration) -> Result<ModelVerdict, String> {
-    bounded(limit, |stop| model::check_until(test, Some(stop))).map_err(|e| match e {
+    bounded(limit, |watch| model::check_until(test, Some(watch))).map_err(|e| match e {
         ModelError::Stopped => stopped_reason(limit),
         other => format!("model: {other}"),
     })
@@ -73,7 +73,7 @@ pub fn check(test: &Test, limit: Duration) -> Result<ModelVerdict, String> {
 
 /// [`model::decide_until`] of `test` (the condition alone), bounded like [`check`].
 pub fn decide(test: &Test, limit: Duration) -> Result<Decision, String> {
-    bounded(limit, |stop| model::decide_until(test, Some(stop))).map_err(|e| match e {
+    bounded(limit, |watch| model::decide_until(test, Some(watch))).map_err(|e| match e {
         ModelError::Stopped => stopped_reason(limit),
         other => format!("model: {other}"),
     })
@@ -81,8 +81,8 @@ pub fn decide(test: &Test, limit: Duration) -> Result<Decision, String> {
 
 /// The cat model `m` run on `test` by the interpreter, bounded like [`check`].
 pub fn check_cat(m: &Chosen, test: &Test, limit: Duration) -> Result<CatVerdict, String> {
-    bounded(limit, |stop| {
-        cat::check::check_until(&m.model, test, Some(&stop))
+    bounded(limit, |watch| {
+        cat::check::check_until(&m.model, test, Some(&watch))
     })
     .map_err(|e| match e {
         CheckError::Model(ModelError::Stopped) => stopped_reason(limit),
@@ -103,15 +103,29 @@ fn stopped_reason(limit: Duration) -> String {
     }
 }
 
-/// Runs `work` with a flag the watcher sets at the deadline or on a stop signal.
-fn bounded<T>(limit: Duration, work: impl FnOnce(Arc<AtomicBool>) -> T) -> T {
+/// Runs `work` with a watch the watcher stops at the deadline or on a stop signal.
+fn bounded<T>(limit: Duration, work: impl FnOnce(Arc<Watch>) -> T) -> T {
     start_watcher();
-    let stop = Arc::new(AtomicBool::new(false));
+    let watch = Arc::new(Watch::default());
     watched().push(Watched {
         deadline: Instant::now().checked_add(limit),
-        stop: Arc::clone(&stop),
+        watch: Arc::clone(&watch),
     });
-    let result = work(Arc::clone(&stop));
-    watched().retain(|w| !Arc::ptr_eq(&w.stop, &stop));
+    let result = work(Arc::clone(&watch));
+    watched().retain(|w| !Arc::ptr_eq(&w.watch, &watch));
     result
+}
+
+/// Candidate executions examined by the checks in progress, `None` when none is.
+pub fn examined() -> Option<u64> {
+    let watched = watched();
+    (!watched.is_empty()).then(|| watched.iter().map(|w| w.watch.examined()).sum())
+}
+
+/// How far the check at work has got, for a progress bar: the candidates it has examined, once
+/// it has examined some.
+pub fn progress() -> Option<String> {
+    examined()
+        .filter(|&n| n > 0)
+        .map(|n| format!("{} candidates", HumanCount(n)))
 }

@@ -81,7 +81,7 @@ pub(super) fn parsed<'a>(
     unparsed: &'a mut usize,
 ) -> Result<(Bar, impl Iterator<Item = (PathBuf, Test)> + 'a), AppError> {
     let loaded = super::suite::load(&args.paths)?;
-    let bar = Bar::new(loaded.len() as u64, "tests");
+    let bar = Bar::new(loaded.len() as u64, "tests").live(bounded_check::progress);
     let counter = bar.counter();
     let tests = loaded
         .into_iter()

@@ -17,7 +17,7 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
     interrupt::install();
     let start = Instant::now();
     let mut s = Summary::default();
-    let bar = Bar::new(args.tests, "tests");
+    let bar = Bar::new(args.tests, "tests").live(bounded_check::progress);
     for i in args.first..args.first.saturating_add(args.tests) {
         if interrupt::requested() {
             break;

@@ -12,11 +12,10 @@ use super::CatError;
 use crate::litmus::ast::{Quantifier, Test};
 use crate::model::candidates::{for_each_skeleton, Skeleton};
 use crate::model::event::{FenceKind, Kind};
-use crate::model::{CheckResult, ModelError};
+use crate::model::{CheckResult, ModelError, Watch};
 use crate::outcome::{Observable, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::OnceLock;
 
 /// The most candidate executions evaluated for one test.
@@ -94,12 +93,13 @@ pub fn check(model: &Model, test: &Test) -> Result<CatVerdict, CheckError> {
     check_until(model, test, None)
 }
 
-/// [`check`], giving up with [`ModelError::Stopped`] soon after `stop` is set (the caller's
-/// timeout or Ctrl-C; the flag is read before each skeleton and each coherence order).
+/// [`check`], giving up with [`ModelError::Stopped`] soon after `watch` is stopped (the
+/// caller's timeout or Ctrl-C; it is read before each skeleton and each coherence order, and
+/// told every candidate counted).
 pub fn check_until(
     model: &Model,
     test: &Test,
-    stop: Option<&AtomicBool>,
+    watch: Option<&Watch>,
 ) -> Result<CatVerdict, CheckError> {
     if crate::litmus::features(test).contains(&"bar-quorum") {
         // The candidates carry no choice of the barriers a quorum synchronises.
@@ -120,7 +120,7 @@ pub fn check_until(
     let st = stages(model);
     let obs = for_each_skeleton(
         test,
-        &mut |sk| match skeleton(model, &st, sk, &mut v, stop) {
+        &mut |sk| match skeleton(model, &st, sk, &mut v, watch) {
             Ok(()) => Ok(()),
             Err(CheckError::Model(e)) => Err(e),
             Err(e) => {
@@ -144,17 +144,20 @@ fn exclude(v: &mut CatVerdict, outcomes: Vec<Outcome>, name: &str) {
     }
 }
 
-/// Stops the walk once the caller's flag is set.
-fn stopped(stop: Option<&AtomicBool>) -> Result<(), CheckError> {
-    match stop {
-        Some(f) if f.load(Ordering::Relaxed) => Err(CheckError::Model(ModelError::Stopped)),
+/// Stops the walk once the caller's watch is stopped.
+fn stopped(watch: Option<&Watch>) -> Result<(), CheckError> {
+    match watch {
+        Some(w) if w.stopped() => Err(CheckError::Model(ModelError::Stopped)),
         _ => Ok(()),
     }
 }
 
-/// Counts `k` candidates against the budget.
-fn count(v: &mut CatVerdict, k: u64) -> Result<(), CheckError> {
+/// Counts `k` candidates against the budget, and on the caller's watch.
+fn count(v: &mut CatVerdict, k: u64, watch: Option<&Watch>) -> Result<(), CheckError> {
     v.candidates += k;
+    if let Some(w) = watch {
+        w.add(k);
+    }
     if v.candidates > MAX_EVALUATIONS {
         return Err(too_large(format!(
             "more than {MAX_EVALUATIONS} candidate executions"
@@ -170,9 +173,9 @@ fn skeleton(
     st: &[u8],
     sk: &Skeleton,
     v: &mut CatVerdict,
-    stop: Option<&AtomicBool>,
+    watch: Option<&Watch>,
 ) -> Result<(), CheckError> {
-    stopped(stop)?;
+    stopped(watch)?;
     let n = sk.events.len();
     let every = sk.outcomes(&vec![0; n]);
     if every.iter().all(|o| v.allowed.contains(o)) {
@@ -184,7 +187,7 @@ fn skeleton(
     let mut env0 = static_env(sk);
     if let Some(name) = run_stage(model, st, 0, n, &mut env0).map_err(CheckError::Cat)? {
         let rfs: u64 = sk.rf_choices.iter().map(|(_, w)| w.len() as u64).product();
-        count(v, rfs * per_rf)?;
+        count(v, rfs * per_rf, watch)?;
         exclude(v, every, &name);
         return Ok(());
     }
@@ -192,13 +195,13 @@ fn skeleton(
         model,
         st,
         sk,
-        stop,
+        watch,
         rebound: bound_at(model, st, 2),
     };
     let mut rf = Mat::empty(n);
     let mut pick = vec![0usize; sk.rf_choices.len()];
     loop {
-        stopped(stop)?;
+        stopped(watch)?;
         if every.iter().all(|o| v.allowed.contains(o)) {
             return Ok(());
         }
@@ -210,7 +213,7 @@ fn skeleton(
             let mut env1 = env0.clone();
             with_choices(&mut env1, &rf, &Mat::empty(n), sf);
             if let Some(name) = run_stage(model, st, 1, n, &mut env1).map_err(CheckError::Cat)? {
-                count(v, cos.len() as u64)?;
+                count(v, cos.len() as u64, watch)?;
                 exclude(v, every.clone(), &name);
                 continue;
             }
@@ -227,7 +230,7 @@ struct CoStage<'a> {
     model: &'a Model,
     st: &'a [u8],
     sk: &'a Skeleton,
-    stop: Option<&'a AtomicBool>,
+    watch: Option<&'a Watch>,
     /// The names the stage binds.
     rebound: Vec<&'a String>,
 }
@@ -252,8 +255,8 @@ impl CoStage<'_> {
             .collect();
         let n = self.sk.events.len();
         for co in cos {
-            count(v, 1)?;
-            stopped(self.stop)?;
+            count(v, 1, self.watch)?;
+            stopped(self.watch)?;
             for (k, val) in &saved {
                 match val {
                     Some(x) => env.insert((*k).clone(), x.clone()),

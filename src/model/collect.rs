@@ -9,11 +9,11 @@ use super::relations::{Combo, Hang};
 use super::sc::axiomatic::ScSink;
 use super::search::{Parts, Sink};
 use super::verdict::{Exclusion, ExecEvent, Execution, Relation};
+use super::watch::Watch;
 use super::{Axiom, ModelError};
 use crate::litmus::ast::Value;
 use crate::outcome::{Observable, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// The most candidate executions one test may have before the checker gives up.
@@ -64,9 +64,9 @@ pub struct Collector {
     pub consistent: u64,
     /// A consistent execution that reaches something undecidable.
     pub fault: Option<ModelError>,
-    /// Set by the caller to stop the search (a timeout, Ctrl-C); read every [`POLL_EVERY`]
-    /// steps, so the model stays free of clocks and signals.
-    pub stop: Option<Arc<AtomicBool>>,
+    /// Shared with the caller, who may stop the search (a timeout, Ctrl-C): read, and told the
+    /// candidates examined, every [`POLL_EVERY`] steps or candidates.
+    pub watch: Option<Arc<Watch>>,
     /// Trace combinations visited.
     steps: u64,
     /// Bytes the outcomes and witnesses kept take, by [`footprint`]'s count.
@@ -134,7 +134,7 @@ impl Collector {
             candidates: 0,
             consistent: 0,
             fault: None,
-            stop: None,
+            watch: None,
             steps: 0,
             kept_bytes: 0,
             kept_limit: MAX_KEPT_BYTES,
@@ -214,6 +214,11 @@ impl Collector {
                 ),
             });
         }
+        if self.candidates % POLL_EVERY == 0 {
+            if let Some(w) = &self.watch {
+                w.add(POLL_EVERY);
+            }
+        }
         self.poll(self.candidates)
     }
 
@@ -230,10 +235,8 @@ impl Collector {
     }
 
     fn poll(&self, count: u64) -> Result<(), ModelError> {
-        match &self.stop {
-            Some(s) if count % POLL_EVERY == 0 && s.load(Ordering::Relaxed) => {
-                Err(ModelError::Stopped)
-            }
+        match &self.watch {
+            Some(w) if count % POLL_EVERY == 0 && w.stopped() => Err(ModelError::Stopped),
             _ => Ok(()),
         }
     }

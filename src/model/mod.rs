@@ -7,7 +7,7 @@
 //! Fence-SC order and minimal coherence, deciding the six [`axioms`] and reporting to the
 //! [`collect`]or; [`sc`] is the sequentially consistent reference and its axiomatic twin.
 //!
-//! Layers, each using only those before it: `relation`, `event`, `verdict`, `lower`;
+//! Layers, each using only those before it: `relation`, `event`, `verdict`, `watch`, `lower`;
 //! `relations`; `axioms`; `search`; `sc`; `goal`; `collect`; `enumerate`; `candidates`.
 
 mod axioms;
@@ -24,16 +24,17 @@ mod relations;
 mod sc;
 mod search;
 mod verdict;
+mod watch;
 
 pub use verdict::{
     Axiom, CheckResult, Decision, Exclusion, ExecEvent, Execution, ModelError, ModelVerdict,
     Relation,
 };
+pub use watch::Watch;
 
 use crate::litmus::ast::{Quantifier, Test};
 use crate::outcome::{observables, Observable, Outcome};
 use std::collections::BTreeSet;
-use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 /// Computes the outcomes the PTX model allows for `test`.
@@ -41,29 +42,30 @@ pub fn check(test: &Test) -> Result<ModelVerdict, ModelError> {
     check_until(test, None)
 }
 
-/// [`check`], giving up with [`ModelError::Stopped`] soon after `stop` is set (the caller's
-/// timeout or Ctrl-C; the flag is read every thousand or so steps of the search).
-pub fn check_until(test: &Test, stop: Option<Arc<AtomicBool>>) -> Result<ModelVerdict, ModelError> {
-    check_within(test, stop, collect::MAX_KEPT_BYTES)
+/// [`check`], giving up with [`ModelError::Stopped`] soon after `watch` is stopped (the
+/// caller's timeout or Ctrl-C; it is read, and told the candidates examined, every thousand or
+/// so steps of the search).
+pub fn check_until(test: &Test, watch: Option<Arc<Watch>>) -> Result<ModelVerdict, ModelError> {
+    check_within(test, watch, collect::MAX_KEPT_BYTES)
 }
 
 /// [`check_until`] with the outcomes and witnesses kept bounded by `kept_limit` bytes.
 fn check_within(
     test: &Test,
-    stop: Option<Arc<AtomicBool>>,
+    watch: Option<Arc<Watch>>,
     kept_limit: u64,
 ) -> Result<ModelVerdict, ModelError> {
     let prog = lower::Program::new(test)?;
     let obs = observables(test);
     let (_, traces) = prog.domains()?;
     let mut col = collect::Collector::new(&prog, &obs)?;
-    col.stop = stop.clone();
+    col.watch = watch.clone();
     col.kept_limit = kept_limit;
     enumerate::combine(&prog, &traces, &mut col, search::run)?;
     if let Some(f) = col.fault {
         return Err(f);
     }
-    let sc_all = sc_labels(test, &prog, &obs, &traces, stop)?;
+    let sc_all = sc_labels(test, &prog, &obs, &traces, watch)?;
     let allowed: BTreeSet<_> = col.allowed.keys().cloned().collect();
     let sc = allowed.intersection(&sc_all).cloned().collect();
     let ok = condition_ok(test, &obs, &allowed);
@@ -106,12 +108,12 @@ fn sc_labels(
     prog: &lower::Program,
     obs: &[Observable],
     traces: &[Vec<lower::Trace>],
-    stop: Option<Arc<AtomicBool>>,
+    watch: Option<Arc<Watch>>,
 ) -> Result<BTreeSet<Outcome>, ModelError> {
     match sc::outcomes(prog, obs) {
         Ok(s) => Ok(s),
         Err(ModelError::TooLarge { .. }) if !has_barriers(test) => {
-            axiomatic_sc(prog, obs, traces, stop)
+            axiomatic_sc(prog, obs, traces, watch)
         }
         Err(e) => Err(e),
     }
@@ -127,7 +129,7 @@ fn condition_ok(test: &Test, obs: &[Observable], allowed: &BTreeSet<Outcome>) ->
     }
 }
 
-/// Decides `test`'s condition alone, unbounded: [`decide_until`] without a stop flag.
+/// Decides `test`'s condition alone, unbounded: [`decide_until`] without a watch.
 pub fn decide(test: &Test) -> Result<Decision, ModelError> {
     decide_until(test, None)
 }
@@ -137,12 +139,12 @@ pub fn decide(test: &Test) -> Result<Decision, ModelError> {
 /// (`forall`), stopping at the first, skipping trace combinations whose registers rule it out,
 /// and labelling nothing SC. Where [`check_until`] fails on an undecidable execution this may
 /// still answer, when a witness is found first.
-pub fn decide_until(test: &Test, stop: Option<Arc<AtomicBool>>) -> Result<Decision, ModelError> {
+pub fn decide_until(test: &Test, watch: Option<Arc<Watch>>) -> Result<Decision, ModelError> {
     let prog = lower::Program::new(test)?;
     let obs = observables(test);
     let (_, traces) = prog.domains()?;
     let mut col = collect::Collector::new(&prog, &obs)?;
-    col.stop = stop;
+    col.watch = watch;
     col.goal = Some(goal::Goal::of(test, &obs));
     enumerate::combine(&prog, &traces, &mut col, search::run)?;
     if !col.found {
@@ -173,11 +175,11 @@ fn axiomatic_sc(
     prog: &lower::Program,
     obs: &[Observable],
     traces: &[Vec<lower::Trace>],
-    stop: Option<Arc<AtomicBool>>,
+    watch: Option<Arc<Watch>>,
 ) -> Result<BTreeSet<Outcome>, ModelError> {
     let mut c = collect::Collector::new(prog, obs)?;
     c.sc_mode = true;
-    c.stop = stop;
+    c.watch = watch;
     enumerate::combine(prog, traces, &mut c, sc::axiomatic::run)?;
     Ok(c.sc_found)
 }
