@@ -1,76 +1,17 @@
 //! The progress bars of the commands that work through many tests (`run`, `check`, `bench
-//! model`, `model-diff`, `tune`, `sass --ptxas`): drawn on stderr when it is a terminal (here `script` gives the command one),
-//! never mixed into a line of the command's output, and absent when stderr is piped.
+//! model`, `model-diff`, `tune`, `sass --ptxas`; `toolchains prebuild`'s is tested beside its
+//! fake ptxas in `sass_matrix.rs`): drawn on stderr when it is a terminal (here `script` gives
+//! the command one), never mixed into a line of the command's output, and absent when stderr
+//! is piped.
 
 mod common;
 
-use common::{bin, root, text};
-use std::process::Command;
-
-/// What a terminal shows of `ptx-litmus ARGS` run in one (stdout and stderr together), or
-/// `None`, said on stderr, where util-linux's `script` is missing. The command must succeed.
-fn on_a_terminal(args: &str) -> Option<String> {
-    let (ok, screen) = on_a_terminal_ending(args)?;
-    assert!(ok, "{args}: {screen}");
-    Some(screen)
-}
-
-/// [`on_a_terminal`] for a command that may fail: whether it succeeded, and the screen.
-fn on_a_terminal_ending(args: &str) -> Option<(bool, String)> {
-    let cmd = format!("'{}' {args}", env!("CARGO_BIN_EXE_ptx-litmus"));
-    let out = Command::new("script")
-        .args(["-qec", &cmd, "/dev/null"])
-        .current_dir(root())
-        .output();
-    match out {
-        Ok(out) => Some((out.status.success(), text(&out.stdout))),
-        Err(e) => {
-            eprintln!("NOT CHECKED: no terminal to run `{cmd}` in (`script`: {e})");
-            None
-        }
-    }
-}
+use common::terminal::{on_a_terminal, on_a_terminal_ending, pieces};
+use common::{bin, text};
 
 /// `args` followed by a fresh scratch folder `name`, for the flag that ends them.
 fn into_scratch(name: &str, args: &str) -> String {
     format!("{args} '{}'", common::scratch(name).display())
-}
-
-/// The pieces a terminal draws one over the other: lines, and the redraws within a line.
-fn pieces(screen: &str) -> Vec<&str> {
-    screen.split(['\n', '\r']).collect()
-}
-
-#[test]
-fn check_draws_its_bar_on_a_terminal_apart_from_its_lines() {
-    let Some(screen) = on_a_terminal("check litmus/mp") else {
-        return;
-    };
-    let bars: Vec<&str> = pieces(&screen)
-        .into_iter()
-        .filter(|p| p.contains(" tests, ETA "))
-        .collect();
-    assert!(!bars.is_empty(), "no bar drawn: {screen}");
-    assert!(
-        bars.iter()
-            .any(|b| b.contains("/34 tests") && b.contains("MP+")),
-        "the bar counts the 34 tests of litmus/mp and names the one at work: {bars:?}"
-    );
-    for p in pieces(&screen) {
-        let line = p.trim_start_matches("\u{1b}[2K");
-        let output = ["Test ", "Verdict ", "Hash="]
-            .iter()
-            .any(|s| line.contains(s));
-        assert!(
-            !(output && line.contains("ETA")),
-            "bar and output in one line: {p:?}"
-        );
-    }
-    assert_eq!(
-        screen.matches("\nVerdict ").count(),
-        34,
-        "every verdict is printed whole"
-    );
 }
 
 /// A test with six writes to one location and six reads of it: half a million candidate
@@ -90,7 +31,7 @@ fn a_long_check_shows_the_candidates_it_has_examined() {
     std::fs::write(&file, MANY_CANDIDATES).unwrap();
     // The bound ends the check after a second, however fast the machine: five redraws or so.
     let args = format!("check '{}' --timeout 1", file.display());
-    let Some((ok, screen)) = on_a_terminal_ending(&args) else {
+    let Some((ok, screen)) = on_a_terminal_ending(&args, &[]) else {
         return;
     };
     assert!(!ok && screen.contains("timed out after 1.0 s"), "{screen}");

@@ -460,6 +460,29 @@ fn prebuild_reports_kernels_a_version_refuses_and_fails_only_on_its_own_errors()
 }
 
 #[test]
+fn prebuild_draws_its_bar_over_versions_and_kernels_apart_from_its_lines() {
+    let store = refusing_store("sass_matrix_bar_store");
+    let args = "toolchains prebuild 12.4 litmus/mp/MP+rel.gpu+acq.gpu.litmus \
+                litmus/mp/MP+fence.acq.gpu+fence.rel.gpu.litmus";
+    let env = [(store::ENV, store.to_str().unwrap())];
+    let Some((ok, screen)) = common::terminal::on_a_terminal_ending(args, &env) else {
+        return;
+    };
+    assert!(ok, "{screen}");
+    assert!(
+        screen.contains("0/2 cubins, ETA ?  12.4.131 litmus/mp/MP+fence.a"),
+        "the bar counts each version's kernels and names the one at work: {screen}"
+    );
+    for p in common::terminal::pieces(&screen) {
+        let line = p.trim_start_matches("\u{1b}[2K");
+        if line.contains("Illegal modifier") || line.contains(" of 2 cubins in ") {
+            assert!(!line.contains("ETA"), "bar and line mixed: {p:?}");
+        }
+    }
+    assert!(screen.contains("12.4.131: 1 of 2 cubins in "), "{screen}");
+}
+
+#[test]
 fn prebuild_names_the_cubins_of_other_kernels_and_prunes_them() {
     let store = refusing_store("sass_matrix_pruned_store");
     let prebuild = |test: &str, prune: bool| {

@@ -1,5 +1,6 @@
 //! `ptx-litmus toolchains list|available|install|path|prebuild`: the store of ptxas versions.
 
+use super::bar::{outside, Bar};
 use super::{AppError, Exit};
 use crate::cli::{ToolchainsAction, ToolchainsArgs};
 use crate::codegen::Stress;
@@ -148,13 +149,16 @@ fn prebuild(
 ) -> Result<Exit, AppError> {
     let installed = store::resolve(root, &version::parse_specs(spec)?)?;
     let (kernels, mut exit) = super::sass::load_kernels(paths, stress)?;
-    for i in installed.iter().filter(|i| i.has_ptxas()) {
+    let with_ptxas: Vec<_> = installed.iter().filter(|i| i.has_ptxas()).collect();
+    let bar = Bar::new((with_ptxas.len() * kernels.len()) as u64, "cubins");
+    for i in with_ptxas {
         let (mut written, mut refused) = (0, 0);
         let ours: BTreeSet<PathBuf> = kernels
             .iter()
             .map(|(_, k)| i.cubin_path(arch, &k.ptx))
             .collect();
         for (path, k) in &kernels {
+            bar.working_on(&format!("{} {}", i.version, path.display()));
             let made = offline_cubin(i, &k.ptx, arch).and_then(|(cubin, _)| {
                 let kept = write_beside(&i.cubin_path(arch, &k.ptx), &cubin)
                     .and_then(|()| write_beside(&i.source_path(&k.ptx), k.ptx.as_bytes()));
@@ -163,12 +167,13 @@ fn prebuild(
                     message,
                 })
             });
+            bar.done();
             let Err(e) = made else {
                 written += 1;
                 continue;
             };
             let first = e.message.lines().take(2).collect::<Vec<_>>().join(" ");
-            eprintln!("{}: {first}", path.display());
+            outside(|| eprintln!("{}: {first}", path.display()));
             if e.refused {
                 refused += 1;
             } else {
@@ -177,16 +182,16 @@ fn prebuild(
         }
         let dir = i.dir.join("cubins");
         let (v, n) = (&i.version, kernels.len());
-        print!("{v}: {written} of {n} cubins in {}", dir.display());
+        let mut line = format!("{v}: {written} of {n} cubins in {}", dir.display());
         if refused > 0 {
-            print!(
+            line += &format!(
                 "; {refused} kernel(s) this ptxas does not accept (above; under `--compiler \
                  ptxas:{v}` their tests are refused with its message)"
             );
         }
-        println!();
-        if let Some(line) = others(&dir, arch, &ours, prune)? {
-            println!("{v}: {line}");
+        outside(|| println!("{line}"));
+        if let Some(more) = others(&dir, arch, &ours, prune)? {
+            outside(|| println!("{v}: {more}"));
         }
     }
     Ok(exit)

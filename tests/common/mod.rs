@@ -1,12 +1,14 @@
 //! Helpers shared by the integration tests: where the project and the published corpus are,
 //! their tests loaded, fresh scratch directories; `sass` for the tests that need ptxas and
-//! nvdisasm, `cpu` for in-process runs of the CPU backend, `results` for hand-built result sets.
+//! nvdisasm, `cpu` for in-process runs of the CPU backend, `results` for hand-built result sets,
+//! `terminal` for commands run on a terminal.
 
 #![allow(dead_code)]
 
 pub mod cpu;
 pub mod results;
 pub mod sass;
+pub mod terminal;
 
 use ptx_litmus::litmus::{self, ast::Test};
 use std::path::{Path, PathBuf};
