@@ -7,7 +7,7 @@
 //! Fence-SC order and minimal coherence, deciding the six [`axioms`] and reporting to the
 //! [`collect`]or; [`sc`] is the sequentially consistent reference and its axiomatic twin.
 //!
-//! Layers, each using only those before it: `relation`, `event`, `verdict`, `watch`, `lower`;
+//! Layers, each using only those before it: `rows`, `relation`, `event`, `verdict`, `watch`, `lower`;
 //! `relations`; `axioms`; `search`; `sc`; `goal`; `collect`; `enumerate`; `candidates`.
 
 mod axioms;
@@ -21,6 +21,7 @@ mod goal;
 mod lower;
 mod relation;
 mod relations;
+mod rows;
 mod sc;
 mod search;
 mod verdict;

@@ -1,6 +1,9 @@
 //! Small dense relations over the events of one candidate execution: one `u128` row per event,
 //! so a test may have at most [`MAX_EVENTS`] events. Every operation is a few word operations
-//! per row; nothing here allocates except `new` and `clone`.
+//! per row; nothing here allocates except `new` and `clone`, and they mostly reuse the buffers
+//! of dropped relations ([`super::rows`]).
+
+use super::rows::Rows;
 
 /// The most events one execution may have (the width of a row).
 pub const MAX_EVENTS: usize = 128;
@@ -11,7 +14,7 @@ pub type Set = u128;
 /// A binary relation over `n` events: bit `j` of `rows[i]` is set when `(i, j)` is related.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rel {
-    rows: Vec<Set>,
+    rows: Rows,
 }
 
 /// The set holding only event `i`.
@@ -36,7 +39,9 @@ impl Rel {
     /// The empty relation over `n` events.
     pub fn new(n: usize) -> Rel {
         debug_assert!(n <= MAX_EVENTS);
-        Rel { rows: vec![0; n] }
+        Rel {
+            rows: Rows::zeroed(n),
+        }
     }
 
     /// The number of events.
@@ -90,14 +95,14 @@ impl Rel {
 
     /// Adds every pair of `other` to `self`.
     pub fn union_with(&mut self, other: &Rel) {
-        for (a, b) in self.rows.iter_mut().zip(&other.rows) {
+        for (a, b) in self.rows.iter_mut().zip(other.rows.iter()) {
             *a |= *b;
         }
     }
 
     /// Keeps only the pairs also in `other`.
     pub fn intersect_with(&mut self, other: &Rel) {
-        for (a, b) in self.rows.iter_mut().zip(&other.rows) {
+        for (a, b) in self.rows.iter_mut().zip(other.rows.iter()) {
             *a &= *b;
         }
     }
