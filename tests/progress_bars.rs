@@ -25,9 +25,26 @@ const MANY_CANDIDATES: &str = "PTX CoRR-many
 exists (P2:r0 == 1 /\\ P3:r3 == 2)
 ";
 
+/// The candidate counts a terminal shows in the bars of `screen`, in order.
+fn candidate_counts(screen: &str) -> Vec<u64> {
+    pieces(screen)
+        .into_iter()
+        .filter_map(|p| p.split_once("ETA ?  [")?.1.split_once(" candidates] "))
+        .map(|(n, _)| n.replace(',', "").parse().unwrap())
+        .collect()
+}
+
+/// Asserts that `counts` were redrawn as they grew.
+fn growing(counts: &[u64], screen: &str) {
+    assert!(counts.len() >= 2, "the count is redrawn: {screen}");
+    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+    assert!(counts[0] < counts[counts.len() - 1], "it grows: {counts:?}");
+}
+
 #[test]
 fn a_long_check_shows_the_candidates_it_has_examined() {
-    let file = common::scratch("bar-live").join("many.litmus");
+    let dir = common::scratch("bar-live");
+    let file = dir.join("many.litmus");
     std::fs::write(&file, MANY_CANDIDATES).unwrap();
     // The bound ends the check after a second, however fast the machine: five redraws or so.
     let args = format!("check '{}' --timeout 1", file.display());
@@ -35,19 +52,50 @@ fn a_long_check_shows_the_candidates_it_has_examined() {
         return;
     };
     assert!(!ok && screen.contains("timed out after 1.0 s"), "{screen}");
-    let counts: Vec<u64> = pieces(&screen)
-        .into_iter()
-        .filter_map(|p| p.split_once("ETA ?  [")?.1.split_once(" candidates] "))
-        .map(|(n, _)| n.replace(',', "").parse().unwrap())
-        .collect();
-    assert!(
-        counts.len() >= 2,
-        "the count is redrawn as it grows: {screen}"
+    growing(&candidate_counts(&screen), &screen);
+    // `run` checks each test with the model before running it: the same count in its bar.
+    let results = dir.join("results");
+    let args = format!(
+        "run '{}' --backend cpu --timeout 1 --results '{}'",
+        file.display(),
+        results.display()
     );
-    assert!(counts.windows(2).all(|w| w[0] <= w[1]), "{counts:?}");
+    let Some((_, screen)) = on_a_terminal_ending(&args, &[]) else {
+        return;
+    };
+    assert!(screen.contains("timed out after 1.0 s"), "{screen}");
+    growing(&candidate_counts(&screen), &screen);
+}
+
+#[test]
+fn check_draws_its_bar_on_a_terminal_apart_from_its_lines() {
+    let Some(screen) = on_a_terminal("check litmus/mp") else {
+        return;
+    };
+    let bars: Vec<&str> = pieces(&screen)
+        .into_iter()
+        .filter(|p| p.contains(" tests, ETA "))
+        .collect();
+    assert!(!bars.is_empty(), "no bar drawn: {screen}");
     assert!(
-        counts[0] < *counts.last().unwrap(),
-        "the count grows: {counts:?}"
+        bars.iter()
+            .any(|b| b.contains("/34 tests") && b.contains("MP+")),
+        "the bar counts the 34 tests of litmus/mp and names the one at work: {bars:?}"
+    );
+    for p in pieces(&screen) {
+        let line = p.trim_start_matches("\u{1b}[2K");
+        let output = ["Test ", "Verdict ", "Hash="]
+            .iter()
+            .any(|s| line.contains(s));
+        assert!(
+            !(output && line.contains("ETA")),
+            "bar and output in one line: {p:?}"
+        );
+    }
+    assert_eq!(
+        screen.matches("\nVerdict ").count(),
+        34,
+        "every verdict is printed whole"
     );
 }
 

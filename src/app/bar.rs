@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// How far the item at work has got, asked at every redraw: a few words, or `None`.
-type Live = Arc<dyn Fn() -> Option<String> + Send + Sync>;
+pub type Live = Arc<dyn Fn() -> Option<String> + Send + Sync>;
 
 /// The bar shown now, for [`outside`].
 static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
@@ -24,7 +24,7 @@ impl Bar {
     /// done, the time left and the item at work.
     pub fn new(len: u64, unit: &str) -> Bar {
         let bar = ProgressBar::new(len);
-        bar.set_style(style(unit, None));
+        bar.set_style(style(unit, None, None));
         if !bar.is_hidden() {
             // Ticks keep the elapsed time moving while one test takes long.
             bar.enable_steady_tick(Duration::from_millis(200));
@@ -51,21 +51,23 @@ impl Bar {
     /// Shows, after the item at work, what `progress` says of it at each redraw (say, the
     /// candidates a long check has examined so far).
     pub fn live(self, progress: impl Fn() -> Option<String> + Send + Sync + 'static) -> Bar {
-        self.0.set_style(style(&self.1, Some(Arc::new(progress))));
+        self.0
+            .set_style(style(&self.1, None, Some(Arc::new(progress))));
         self
     }
 }
 
-/// The bar's look: elapsed time, bar, items done of `unit`, time left, the item at work and
-/// what `live` says of it.
-fn style(unit: &str, live: Option<Live>) -> ProgressStyle {
+/// The bar's look: elapsed time, bar, items done of `counted` (a template piece: "tests", or
+/// "tests, {per_sec}" with the rate), time left (from `per_test` seconds per item until one is
+/// done, see [`time_left`]), what `live` says of the item at work, and its name.
+pub fn style(counted: &str, per_test: Option<f64>, live: Option<Live>) -> ProgressStyle {
     let template = format!(
-        "[{{elapsed_precise}}] {{bar:20}} {{pos}}/{{len}} {unit}, ETA {{left}}  {{live}}{{wide_msg}}"
+        "[{{elapsed_precise}}] {{bar:20}} {{pos}}/{{len}} {counted}, ETA {{left}}  {{live}}{{wide_msg}}"
     );
     ProgressStyle::with_template(&template)
         .expect("the template is valid")
-        .with_key("left", |s: &ProgressState, w: &mut dyn Write| {
-            let _ = write!(w, "{}", time_left(s, None));
+        .with_key("left", move |s: &ProgressState, w: &mut dyn Write| {
+            let _ = write!(w, "{}", time_left(s, per_test));
         })
         .with_key("live", move |_: &ProgressState, w: &mut dyn Write| {
             if let Some(said) = live.as_ref().and_then(|l| l()) {
@@ -92,7 +94,7 @@ pub fn outside<R>(print: impl FnOnce() -> R) -> R {
 
 /// The time left: from the rate of finished items once one has finished; before that, from
 /// `per_test` (`run --time`) × items when the budget is a time, else unknown.
-pub fn time_left(s: &ProgressState, per_test: Option<f64>) -> String {
+fn time_left(s: &ProgressState, per_test: Option<f64>) -> String {
     let total = s.len().unwrap_or(0) as f64 * per_test.unwrap_or(0.0);
     match (s.pos(), per_test) {
         (0, None) => "?".into(),

@@ -9,7 +9,7 @@
 //! Each test's record is written as the test finishes; SIGINT, SIGTERM or SIGHUP stops the
 //! running test after its current round, and the set is completed, marked `"partial": true`.
 
-use super::bar::time_left;
+use super::bar::{style, Live};
 use super::run_model::RunModel;
 use super::{bounded_check, interrupt, options_map, suite, AppError, Exit};
 use crate::cli::RunArgs;
@@ -22,10 +22,10 @@ use crate::model::ModelVerdict;
 use crate::report;
 use crate::results::{self, Parameters, RunRecord, Shard, SkippedTest, TestRecord, RUN_FORMAT};
 use crate::verdict::{Class, Status};
-use indicatif::{ProgressBar, ProgressState, ProgressStyle};
+use indicatif::ProgressBar;
 use std::collections::BTreeMap;
-use std::fmt::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 /// Instances per test when neither `--instances` nor `--time` is given.
@@ -347,6 +347,8 @@ impl Batch {
             self.bar
                 .suspend(|| eprintln!("ptx-litmus: warning: {}: {w}", path.display()));
         }
+        self.bar
+            .set_message(format!("{}: the model's check", test.name));
         let (verdict, compared) = match self.model.verdict(&test, self.model_limit) {
             Ok(v) => v,
             Err(why) => {
@@ -716,21 +718,16 @@ fn report_violation(rec: &TestRecord, backend: Backend, model: &str, ptx: bool) 
     }
 }
 
-/// The bar on stderr (drawn only on a terminal): tests done, tests/s, time left, and the
-/// running test's message. `per_test` is `--time`, when the budget is a time.
+/// The bar on stderr (drawn only on a terminal): tests done, tests/s, time left, the running
+/// test's message, and the candidates of a long model check. `per_test` is `--time`, when the
+/// budget is a time.
 fn progress_bar(tests: u64, quiet: bool, per_test: Option<f64>) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::new(tests);
-    let template =
-        "[{elapsed_precise}] {bar:20} {pos}/{len} tests, {per_sec}, ETA {left}  {wide_msg}";
-    let style = ProgressStyle::with_template(template).expect("the template is valid");
-    bar.set_style(
-        style.with_key("left", move |s: &ProgressState, w: &mut dyn Write| {
-            let _ = write!(w, "{}", time_left(s, per_test));
-        }),
-    );
+    let live: Live = Arc::new(bounded_check::progress);
+    bar.set_style(style("tests, {per_sec}", per_test, Some(live)));
     bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar
 }
