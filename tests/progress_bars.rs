@@ -1,5 +1,5 @@
 //! The progress bars of the commands that work through many tests (`run`, `check`, `bench
-//! model`, `model-diff`, `tune`, `sass --ptxas`; `toolchains prebuild`'s is tested beside its
+//! model`, `model-diff`, `tune`, `sass`; `toolchains prebuild`'s is tested beside its
 //! fake ptxas in `sass_matrix.rs`): drawn on stderr when it is a terminal (here `script` gives
 //! the command one), never mixed into a line of the command's output, and absent when stderr
 //! is piped.
@@ -158,6 +158,27 @@ fn a_sass_matrix_draws_its_bar_over_its_columns() {
             assert!(whole, "bar and line mixed: {p:?}");
         }
     }
+}
+
+#[test]
+fn sass_with_one_ptxas_draws_its_bar_over_the_kernels() {
+    if !common::sass::tools_present("sass_with_one_ptxas_draws_its_bar_over_the_kernels") {
+        return;
+    }
+    let Some(screen) = on_a_terminal("sass litmus/mp") else {
+        return;
+    };
+    assert!(
+        screen.contains("0/34 kernels, ETA ?  ptxas for sm_90"),
+        "{screen}"
+    );
+    let passes = pieces(&screen)
+        .into_iter()
+        .map(|p| p.trim_start_matches("\u{1b}[2K"))
+        .filter(|p| p.starts_with("pass "))
+        .inspect(|p| assert!(!p.contains("ETA"), "bar and line mixed: {p:?}"))
+        .count();
+    assert_eq!(passes, 34, "{screen}");
 }
 
 #[test]

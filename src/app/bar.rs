@@ -1,9 +1,10 @@
-//! The progress bar of a command that works through a list (tests, tune's families, a SASS
-//! matrix's compiler columns, the cubins `toolchains prebuild` writes): on stderr, and drawn
-//! only on a terminal, so piped or redirected output stays as it was. One bar is shown at a
-//! time; what the command prints while it is shown goes through [`outside`], which lifts the
-//! bar off the terminal for the print, so that lines and bar never mix. A bar may also show
-//! how far the item at work has got ([`Bar::live`]), for an item that takes long alone.
+//! The progress bar of a command that works through a list (tests, tune's families, the
+//! kernels `sass` assembles, a SASS matrix's compiler columns, the cubins `toolchains prebuild`
+//! writes): on stderr, and drawn only on a terminal, so piped or redirected output stays as it
+//! was. One bar is shown at a time; what the command prints while it is shown goes through
+//! [`outside`], which lifts the bar off the terminal for the print, so that lines and bar never
+//! mix. A bar may also show how far the item at work has got ([`Bar::live`]), for an item that
+//! takes long alone. [`style`] draws `run`'s bar too.
 
 use indicatif::{HumanDuration, ProgressBar, ProgressState, ProgressStyle};
 use std::fmt::Write;

@@ -1,6 +1,7 @@
 //! `ptx-litmus sass TEST|DIR`: assemble each test's kernel with ptxas, disassemble it, check
 //! that every role's operations survived, and print the PTX → SASS mapping.
 
+use super::bar::Bar;
 use super::{AppError, Exit};
 use crate::cli::SassArgs;
 use crate::codegen::{self, CodegenError, Kernel, Stress};
@@ -18,7 +19,11 @@ pub fn run(args: &SassArgs) -> Result<Exit, AppError> {
     let stress = super::stress::resolve(&args.stress)?;
     let (kernels, mut exit) = load_kernels(&args.paths, &stress)?;
     let refs: Vec<&codegen::Kernel> = kernels.iter().map(|(_, k)| k).collect();
-    let results = sass::check_many(&refs, &args.arch);
+    let bar = Bar::new(refs.len() as u64, "kernels");
+    bar.working_on(&format!("ptxas for {}", args.arch));
+    let counter = bar.counter();
+    let results = sass::check_many_counted(&refs, &args.arch, |k| counter.inc(k));
+    drop(bar);
     let mut checks: Vec<KernelCheck> = Vec::new();
     let mut failed = 0;
     for ((path, _), r) in kernels.iter().zip(results) {

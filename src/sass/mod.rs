@@ -125,23 +125,40 @@ pub fn batch_module(kernels: &[&Kernel]) -> String {
 /// Checks many kernels, assembling them [`BATCH`] at a time on all cores; a batch that does
 /// not assemble is retried kernel by kernel so that the error names its kernel.
 pub fn check_many(kernels: &[&Kernel], arch: &str) -> Vec<Result<KernelCheck, ToolError>> {
+    check_many_counted(kernels, arch, |_| ())
+}
+
+/// [`check_many`], calling `done` with the number of kernels of each batch as it ends (for a
+/// progress bar).
+pub fn check_many_counted(
+    kernels: &[&Kernel],
+    arch: &str,
+    done: impl Fn(u64) + Sync,
+) -> Vec<Result<KernelCheck, ToolError>> {
     let batches: Vec<&[&Kernel]> = kernels.chunks(BATCH).collect();
     let results = parallel_map(&batches, |batch| {
-        let joint = tools::assemble(&batch_module(batch), arch)
-            .and_then(|cubin| tools::disassemble(&cubin));
-        match joint {
-            Ok(sass) => {
-                let funcs = disasm::functions(&sass);
-                batch
-                    .iter()
-                    .enumerate()
-                    .map(|(i, k)| Ok(check_functions(k, &funcs, &format!("b{i}_"))))
-                    .collect::<Vec<_>>()
-            }
-            Err(_) => batch.iter().map(|k| check_kernel(k, arch)).collect(),
-        }
+        let checked = check_batch(batch, arch);
+        done(batch.len() as u64);
+        checked
     });
     results.into_iter().flatten().collect()
+}
+
+/// One batch of [`check_many`].
+fn check_batch(batch: &[&Kernel], arch: &str) -> Vec<Result<KernelCheck, ToolError>> {
+    let joint =
+        tools::assemble(&batch_module(batch), arch).and_then(|cubin| tools::disassemble(&cubin));
+    match joint {
+        Ok(sass) => {
+            let funcs = disasm::functions(&sass);
+            batch
+                .iter()
+                .enumerate()
+                .map(|(i, k)| Ok(check_functions(k, &funcs, &format!("b{i}_"))))
+                .collect()
+        }
+        Err(_) => batch.iter().map(|k| check_kernel(k, arch)).collect(),
+    }
 }
 
 /// Assembles `ptx` for `arch` and checks it against `kernel`'s expectations (`ptx` is normally
