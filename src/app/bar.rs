@@ -18,7 +18,11 @@ pub type Live = Arc<dyn Fn() -> Option<String> + Send + Sync>;
 static SHOWN: Mutex<Option<ProgressBar>> = Mutex::new(None);
 
 /// A bar over a list of items; it clears itself from the terminal when dropped.
-pub struct Bar(ProgressBar, String);
+pub struct Bar {
+    bar: ProgressBar,
+    /// What the items are called ("tests").
+    unit: String,
+}
 
 impl Bar {
     /// A bar over `len` items called `unit` ("tests"): the time since it started, how many are
@@ -31,29 +35,32 @@ impl Bar {
             bar.enable_steady_tick(Duration::from_millis(200));
         }
         *SHOWN.lock().unwrap_or_else(|p| p.into_inner()) = Some(bar.clone());
-        Bar(bar, unit.to_string())
+        Bar {
+            bar,
+            unit: unit.to_string(),
+        }
     }
 
     /// Names the item at work.
     pub fn working_on(&self, item: &str) {
-        self.0.set_message(item.to_string());
+        self.bar.set_message(item.to_string());
     }
 
     /// Counts one item done.
     pub fn done(&self) {
-        self.0.inc(1);
+        self.bar.inc(1);
     }
 
     /// A handle that counts items done, for an iterator that skips some.
     pub fn counter(&self) -> ProgressBar {
-        self.0.clone()
+        self.bar.clone()
     }
 
     /// Shows, after the item at work, what `progress` says of it at each redraw (say, the
     /// candidates a long check has examined so far).
     pub fn live(self, progress: impl Fn() -> Option<String> + Send + Sync + 'static) -> Bar {
-        self.0
-            .set_style(style(&self.1, None, Some(Arc::new(progress))));
+        self.bar
+            .set_style(style(&self.unit, None, Some(Arc::new(progress))));
         self
     }
 }
@@ -79,7 +86,7 @@ pub fn style(counted: &str, per_test: Option<f64>, live: Option<Live>) -> Progre
 
 impl Drop for Bar {
     fn drop(&mut self) {
-        self.0.finish_and_clear();
+        self.bar.finish_and_clear();
         *SHOWN.lock().unwrap_or_else(|p| p.into_inner()) = None;
     }
 }
