@@ -498,6 +498,10 @@ pub struct ModelDiffArgs {
     /// Print the first test of each class.
     #[arg(long)]
     pub examples: bool,
+    /// Write every test that disagrees or is undecided into DIR as `R<seed>-<index>.litmus`,
+    /// to check it again alone (`check`, `check --model`) or hand it to another tool.
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
 }
 
 /// Arguments of `bench model`.

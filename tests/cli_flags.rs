@@ -61,6 +61,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ("results", "results folder"),
     ("run-id", "run id"),
     ("runs", "runs per test"),
+    ("save", "disagrees or is undecided"),
     ("sbatch", "#sbatch"),
     ("scope", "scopes"),
     ("seed", "seed"),

@@ -1,6 +1,6 @@
 //! `check --model` and `model-diff` end to end: a built-in transcription or a `.cat` file judges
 //! a test (text and JSON name the model), a bad model file is refused with its line, and the
-//! differential command reports its counts.
+//! differential command reports its counts and saves the tests that disagree.
 
 mod common;
 
@@ -104,6 +104,61 @@ fn model_diff_reports_agreement_counts() {
         slowest.starts_with('6') || slowest.starts_with('7'),
         "{text}"
     );
+}
+
+#[test]
+fn model_diff_saves_the_tests_that_disagree_for_a_second_look() {
+    let d = scratch("diff-save");
+    // A model without a single check allows every candidate: it disagrees wherever the PTX
+    // model forbids an outcome.
+    std::fs::write(d.join("none.cat"), "\"no checks\"\n").unwrap();
+    let saved = d.join("saved");
+    let out = bin()
+        .args(["model-diff", "--tests", "5", "--seed", "1", "--model"])
+        .arg(d.join("none.cat"))
+        .arg("--save")
+        .arg(&saved)
+        .output()
+        .unwrap();
+    let said = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    let disagree: usize = said
+        .split(" agree, ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap();
+    let files: Vec<_> = std::fs::read_dir(&saved).unwrap().flatten().collect();
+    assert!(disagree > 0, "{said}");
+    assert_eq!(
+        files.len(),
+        disagree,
+        "one file per disagreeing test: {said}"
+    );
+    assert!(said.contains(&format!(
+        "{disagree} test(s) that disagree or are undecided written to"
+    )));
+    // Each file is the test itself: checked again alone, the model still allows more states.
+    let states = |args: &[&std::ffi::OsStr]| -> usize {
+        let out = bin().arg("check").args(args).output().unwrap();
+        let said = text(&out.stdout);
+        let n = said
+            .split("\nStates ")
+            .nth(1)
+            .and_then(|r| r.lines().next());
+        n.and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{said}"))
+    };
+    for f in files {
+        let name = f.file_name().into_string().unwrap();
+        let test = std::fs::read_to_string(f.path()).unwrap();
+        assert!(test.starts_with(&format!("PTX {}\n", name.trim_end_matches(".litmus"))));
+        let path = f.path();
+        let none = d.join("none.cat");
+        let built_in = states(&[path.as_os_str()]);
+        let cat = states(&["--model".as_ref(), none.as_os_str(), path.as_os_str()]);
+        assert!(cat > built_in, "{name}: {cat} states against {built_in}");
+    }
 }
 
 /// Five threads each storing to `x` then loading it: 4231 coherence orders of five writes times

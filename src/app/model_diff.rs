@@ -7,6 +7,7 @@ use super::{bounded_check, interrupt, AppError, Exit};
 use crate::cat::builtin::choose;
 use crate::cat::differential::{compare_verdicts, random_test, Summary};
 use crate::cli::ModelDiffArgs;
+use std::path::Path;
 use std::time::Instant;
 
 /// Runs the comparison and prints the summary; exit 1 when some test disagrees, 3 when
@@ -17,6 +18,10 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
     interrupt::install();
     let start = Instant::now();
     let mut s = Summary::default();
+    if let Some(dir) = &args.save {
+        std::fs::create_dir_all(dir).map_err(|e| format!("--save {}: {e}", dir.display()))?;
+    }
+    let mut saved = 0;
     let bar = Bar::new(args.tests, "tests").live(bounded_check::progress);
     for i in args.first..args.first.saturating_add(args.tests) {
         if interrupt::requested() {
@@ -33,6 +38,9 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
                     .map_err(|e| format!("cat {e}"))?;
                 Ok(compare_verdicts(&b, &c))
             });
+        if !matches!(&compared, Ok(c) if c.agrees()) {
+            saved += save(args.save.as_deref(), &name, &text)?;
+        }
         s.add(&name, &text, compared, began.elapsed().as_secs_f64());
         bar.done();
     }
@@ -46,6 +54,12 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
         start.elapsed().as_secs_f64()
     );
     print!("{}", s.report(args.examples));
+    if let Some(dir) = &args.save {
+        println!(
+            "{saved} test(s) that disagree or are undecided written to {}",
+            dir.display()
+        );
+    }
     Ok(if let Some(sig) = interrupt::signal_name() {
         eprintln!("ptx-litmus: {sig}: stopped; the summary covers the tests compared");
         Exit::Partial
@@ -54,4 +68,14 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
     } else {
         Exit::Finding
     })
+}
+
+/// Writes test `name`'s `text` into `dir`, when given, as `<name>.litmus`: how many it wrote.
+fn save(dir: Option<&Path>, name: &str, text: &str) -> Result<usize, AppError> {
+    let Some(dir) = dir else {
+        return Ok(0);
+    };
+    let file = dir.join(format!("{name}.litmus"));
+    std::fs::write(&file, text).map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    Ok(1)
 }
