@@ -333,21 +333,25 @@ impl Sink for Collector {
         if self.faulty.is_some() || self.goal.is_some() {
             return;
         }
+        let mut shared: Option<Arc<Execution>> = None;
         for o in self.outcomes(combo, parts.co) {
-            if !self.excluded.contains_key(&o) {
-                let ex = execution(combo, parts, None, o.clone(), cycle);
-                let cycle_bytes = size_of_val(cycle) + ALLOCATION;
-                self.kept_bytes += footprint(&ex) + 2 * outcome_bytes(&o) + cycle_bytes as u64;
-                self.excluded.insert(
-                    o.clone(),
-                    Exclusion {
-                        outcome: o,
-                        axiom,
-                        cycle: cycle.to_vec(),
-                        execution: ex,
-                    },
-                );
+            if self.excluded.contains_key(&o) {
+                continue;
             }
+            let ex = shared.get_or_insert_with(|| {
+                let ex = execution(combo, parts, None, o.clone(), cycle);
+                self.kept_bytes += footprint(&ex) + ALLOCATION as u64;
+                Arc::new(ex)
+            });
+            let cycle_bytes = size_of_val(cycle) + ALLOCATION;
+            self.kept_bytes += 2 * outcome_bytes(&o) + cycle_bytes as u64;
+            let exclusion = Exclusion {
+                outcome: o.clone(),
+                axiom,
+                cycle: cycle.to_vec(),
+                execution: Arc::clone(ex),
+            };
+            self.excluded.insert(o, exclusion);
         }
     }
 }

@@ -358,7 +358,7 @@ fn cause_edges(ex: &super::Execution) -> Vec<(String, String)> {
 fn cause_edges_show_what_no_other_edge_does() {
     let strong = check(&mp(Sem::Release, Sem::Acquire, false)).unwrap();
     let graphs = strong.witnesses.iter();
-    for ex in graphs.chain(strong.excluded.iter().map(|e| &e.execution)) {
+    for ex in graphs.chain(strong.excluded.iter().map(|e| &*e.execution)) {
         for &(_, a, b) in ex
             .edges
             .iter()
@@ -392,4 +392,34 @@ fn cause_edges_show_what_no_other_edge_does() {
     );
     let w_r0 = ("P0.0:W.weak x=1".to_string(), "P1.1:R.weak x=0".to_string());
     assert_eq!(cause_edges(&ex.execution), vec![w_r0]);
+}
+
+#[test]
+fn the_outcomes_of_one_candidate_excluded_before_its_coherence_share_one_execution() {
+    // Load buffering through release and acquire: reading both stores closes a causality
+    // cycle, found before a coherence order is chosen, so each final value of `x` and `y`
+    // is an excluded outcome of the same candidate.
+    let text = "PTX LB+rel+acq
+{ x=0; y=0; }
+ P0@cta 0,gpu 0        | P1@cta 1,gpu 0        ;
+ ld.acquire.gpu r0, x  | ld.acquire.gpu r1, y  ;
+ st.release.gpu y, 1   | st.release.gpu x, 1   ;
+exists (P0:r0 == 1 /\\ P1:r1 == 1 /\\ x == 1 /\\ y == 1)
+";
+    let t = crate::litmus::parse(text, std::path::Path::new("lb.litmus")).unwrap();
+    let v = check(&t).unwrap();
+    let cyclic: Vec<_> = v
+        .excluded
+        .iter()
+        .filter(|e| e.outcome.0[..2] == [1, 1])
+        .collect();
+    assert_eq!(cyclic.len(), 4, "x and y each 0 or 1: {cyclic:?}");
+    assert!(cyclic.iter().all(|e| e.axiom == Axiom::Causality));
+    let first = &cyclic[0].execution;
+    assert!(
+        cyclic
+            .iter()
+            .all(|e| std::sync::Arc::ptr_eq(&e.execution, first)),
+        "one graph for the four outcomes"
+    );
 }

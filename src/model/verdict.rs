@@ -5,9 +5,10 @@ use crate::outcome::{Observable, Outcome};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 use std::fmt;
+use std::sync::Arc;
 
 /// The model's answer for one test.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelVerdict {
     /// The test's observables, the order of every outcome's values.
     pub observables: Vec<Observable>,
@@ -25,18 +26,14 @@ pub struct ModelVerdict {
     pub consistent: u64,
     /// For each observable, the sorted values it takes in any candidate execution (consistent
     /// or not): the finite outcome space.
-    #[serde(default)]
     pub domains: Vec<Vec<Value>>,
     /// One consistent execution per allowed outcome, in outcome order.
-    #[serde(default)]
     pub witnesses: Vec<Execution>,
     /// For each outcome some candidate produces but no consistent execution does: the axiom
     /// that excludes it, with an offending cycle, in outcome order.
-    #[serde(default)]
     pub excluded: Vec<Exclusion>,
     /// The barriers at which some combination of thread paths never completes (it gives no
     /// final state), each as `barrier 1 needs 3 threads, at most 2 arrive`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hangs: Vec<String>,
 }
 
@@ -122,7 +119,7 @@ pub struct ExecEvent {
 }
 
 /// Why an outcome is not allowed.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Exclusion {
     /// The outcome.
     pub outcome: Outcome,
@@ -131,8 +128,10 @@ pub struct Exclusion {
     /// The offending cycle, as indices into `execution.events`, each related to the next and
     /// the last to the first.
     pub cycle: Vec<usize>,
-    /// That candidate execution.
-    pub execution: Execution,
+    /// That candidate execution. A candidate excluded before its coherence order is chosen
+    /// gives every final value its writes allow, and its outcomes share one execution (whose
+    /// own `outcome` is the first of them): one graph, not one per outcome.
+    pub execution: Arc<Execution>,
 }
 
 /// herd's answer for a quantified condition: `Ok` when it holds (the corpus CSVs' `1`).
