@@ -518,8 +518,12 @@ pub struct BenchModelArgs {
     pub timeout: f64,
     /// Time deciding each test's condition only (`check --verdict-only`) rather than the full
     /// check (every allowed outcome, SC labels, exclusions).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "model")]
     pub verdict_only: bool,
+    /// Time the cat interpreter running this cat model (`check --model`) instead of the
+    /// built-in checker: a `.cat` file or a built-in transcription, `ptx-7.5` or `ptx-6.0`.
+    #[arg(long, value_name = "FILE.cat|ptx-7.5|ptx-6.0")]
+    pub model: Option<String>,
 }
 
 /// Arguments of `list`.

@@ -387,3 +387,51 @@ fn ctrl_c_stops_a_run_judged_by_a_cat_model_within_a_second() {
         text(&o.stderr)
     );
 }
+
+/// The row of `suite` in a `bench model` table: its test and error counts.
+fn bench_row(table: &str, suite: &str) -> (usize, usize) {
+    let row = table
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(suite))
+        .unwrap_or_else(|| panic!("no row for {suite}:\n{table}"));
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    (cols[1].parse().unwrap(), cols[2].parse().unwrap())
+}
+
+#[test]
+fn bench_model_times_the_checker_or_the_cat_interpreter_it_is_given() {
+    let d = scratch("bench-model");
+    std::fs::write(d.join("m4.litmus"), M4).unwrap();
+    let quorum = "litmus/barrier-quorum/SB+bar.q2of2.litmus";
+    std::fs::copy(common::root().join(quorum), d.join("quorum.litmus")).unwrap();
+    let suite = d.display().to_string();
+
+    let out = bin()
+        .args(["bench", "model", "--runs", "1"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{table}");
+    assert_eq!(bench_row(&table, &suite), (2, 0), "{table}");
+    assert!(!table.contains("cat interpreter"), "{table}");
+
+    // The interpreter cannot read a barrier quorum: that test is an error, named on stderr.
+    let out = bin()
+        .args(["bench", "model", "--runs", "1", "--model", "ptx-7.5"])
+        .arg(&d)
+        .output()
+        .unwrap();
+    let table = String::from_utf8(out.stdout).unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{table}{err}");
+    assert_eq!(bench_row(&table, &suite), (1, 1), "{table}");
+    assert!(
+        table.contains("the cat interpreter running ptx-7.5)"),
+        "{table}"
+    );
+    assert!(
+        err.contains("quorum.litmus") && err.contains("barrier quorum"),
+        "{err}"
+    );
+}

@@ -1,8 +1,10 @@
-//! `ptx-litmus bench model`: times the checker, one test at a time on one core, on the project's
-//! corpus and the third-party one, and prints a table.
+//! `ptx-litmus bench model`: times the checker (or the cat interpreter running a model), one
+//! test at a time on one core, on the project's corpus and the third-party one, and prints a
+//! table.
 
 use super::bar::{outside, Bar};
 use super::{AppError, Exit};
+use crate::cat::builtin::{choose, Chosen};
 use crate::cli::BenchModelArgs;
 use crate::litmus;
 use std::path::PathBuf;
@@ -22,6 +24,13 @@ struct Row {
 pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
     let suites = suites(args)?;
     let limit = super::bounded_check::timeout(args.timeout)?;
+    let cat = args.model.as_deref().map(choose).transpose()?;
+    let how = How {
+        limit,
+        runs: args.runs.max(1),
+        verdict_only: args.verdict_only,
+        cat: cat.as_ref(),
+    };
     let loaded: Vec<_> = suites
         .iter()
         .map(|s| (s, litmus::load(std::slice::from_ref(s))))
@@ -31,14 +40,14 @@ pub fn run(args: &BenchModelArgs) -> Result<Exit, AppError> {
     let mut rows = Vec::new();
     let mut all: Vec<(Duration, String)> = Vec::new();
     for (suite, tests) in loaded {
-        let (mut times, errors) = time_suite(args, tests, limit, &bar);
+        let (mut times, errors) = time_suite(&how, tests, &bar);
         all.extend(times.iter().cloned());
         rows.push(row(suite.display().to_string(), &mut times, errors));
     }
     drop(bar);
     let errors = rows.iter().map(|r| r.errors).sum();
     rows.push(row("all".into(), &mut all, errors));
-    print_table(args, &rows);
+    print_table(&how, &rows);
     Ok(if errors == 0 {
         Exit::Success
     } else {
@@ -62,12 +71,20 @@ fn suites(args: &BenchModelArgs) -> Result<Vec<PathBuf>, AppError> {
     Ok(suites)
 }
 
+/// What is timed, and how.
+struct How<'m> {
+    limit: Duration,
+    runs: usize,
+    verdict_only: bool,
+    /// The cat model the interpreter runs instead of the built-in checker.
+    cat: Option<&'m Chosen>,
+}
+
 /// Each test of a suite with the median time of its checks, and how many tests failed to
 /// parse or to check (said on stderr).
 fn time_suite(
-    args: &BenchModelArgs,
+    how: &How,
     tests: Vec<(PathBuf, Result<litmus::ast::Test, litmus::ParseError>)>,
-    limit: Duration,
     bar: &Bar,
 ) -> (Vec<(Duration, String)>, usize) {
     let mut times = Vec::new();
@@ -79,7 +96,7 @@ fn time_suite(
             continue;
         };
         bar.working_on(&test.name);
-        match median_time(args, &test, limit) {
+        match median_time(how, &test) {
             Ok(t) => times.push((t, path.display().to_string())),
             Err(e) => {
                 errors += 1;
@@ -92,18 +109,16 @@ fn time_suite(
 }
 
 /// The median time of `--runs` checks of `test` (the first failure ends them).
-fn median_time(
-    args: &BenchModelArgs,
-    test: &litmus::ast::Test,
-    limit: Duration,
-) -> Result<Duration, AppError> {
-    let mut samples = Vec::with_capacity(args.runs.max(1));
-    for _ in 0..args.runs.max(1) {
+fn median_time(how: &How, test: &litmus::ast::Test) -> Result<Duration, AppError> {
+    let mut samples = Vec::with_capacity(how.runs);
+    for _ in 0..how.runs {
         let start = Instant::now();
-        if args.verdict_only {
-            super::bounded_check::decide(test, limit).map(drop)?;
-        } else {
-            super::bounded_check::check(test, limit).map(drop)?;
+        match how.cat {
+            Some(m) => super::bounded_check::check_cat(m, test, how.limit).map(drop)?,
+            None if how.verdict_only => {
+                super::bounded_check::decide(test, how.limit).map(drop)?;
+            }
+            None => super::bounded_check::check(test, how.limit).map(drop)?,
         }
         samples.push(start.elapsed());
     }
@@ -111,7 +126,7 @@ fn median_time(
     Ok(samples[samples.len() / 2])
 }
 
-fn print_table(args: &BenchModelArgs, rows: &[Row]) {
+fn print_table(how: &How, rows: &[Row]) {
     println!(
         "{:<22} {:>6} {:>6} {:>10} {:>10} {:>10} {:>10}  worst test",
         "suite", "tests", "errors", "total ms", "tests/s", "mean ms", "median ms"
@@ -135,15 +150,15 @@ fn print_table(args: &BenchModelArgs, rows: &[Row]) {
             ms(r.worst.0)
         );
     }
+    let what = match how.cat {
+        Some(m) => format!(", the cat interpreter running {}", m.name),
+        None if how.verdict_only => ", condition only".into(),
+        None => String::new(),
+    };
     println!(
-        "(median of {} runs per test, one core, {} build{})",
-        args.runs.max(1),
+        "(median of {} runs per test, one core, {} build{what})",
+        how.runs,
         crate::BUILD_PROFILE,
-        if args.verdict_only {
-            ", condition only"
-        } else {
-            ""
-        }
     );
 }
 
