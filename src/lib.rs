@@ -15,6 +15,7 @@ pub mod campaign;
 pub mod cat;
 pub mod cli;
 pub mod codegen;
+pub mod fx;
 pub mod gen;
 pub mod harness;
 pub mod litmus;

@@ -21,6 +21,7 @@ use super::matrix::{all, Mat, Set};
 use crate::litmus::ast::{Placement, Proxy, Scope};
 use crate::model::candidates::Skeleton;
 use crate::model::event::{BarrierKind, Event, FenceKind, Kind};
+use crate::model::Rows;
 
 /// Every tag a model may name.
 pub const TAGS: &[&str] = &[
@@ -53,7 +54,7 @@ pub const RELATIONS: &[&str] = &[
 /// An environment binding every base name to an empty value over `n` events (to check a
 /// model's names and types before any test).
 pub fn empty_env(n: usize) -> Env {
-    let mut env = Env::new();
+    let mut env = Env::default();
     for t in TAGS {
         env.insert(t.to_string(), Val::Set(0));
     }
@@ -198,9 +199,11 @@ fn program_relations(sk: &Skeleton) -> Vec<(&'static str, Mat)> {
     let mem = |i: usize| ev[i].is_memory();
     let loc = Mat::from_fn(n, |i, j| mem(i) && mem(j) && ev[i].loc == ev[j].loc);
     let po = Mat {
-        rows: sk.po.clone(),
+        rows: Rows::from_slice(&sk.po),
     };
-    let rel = |rows: &Vec<Set>| Mat { rows: rows.clone() };
+    let rel = |rows: &Vec<Set>| Mat {
+        rows: Rows::from_slice(rows),
+    };
     vec![
         ("id", Mat::id_on(n, all(n))),
         ("int", Mat::from_fn(n, same_thread)),

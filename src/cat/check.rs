@@ -6,20 +6,19 @@
 
 use super::ast::{Model, Stmt};
 use super::base::{static_env, with_choices};
-use super::eval::{run_stage, stages, Env, Val};
+use super::eval::{bind, check_name, run_stage, stages, Env, Val};
 use super::matrix::{members, Mat, Set};
 use super::CatError;
+use crate::fx::{FxHashMap, FxHashSet};
 use crate::litmus::ast::{Quantifier, Test};
 use crate::model::candidates::{for_each_skeleton, Skeleton};
 use crate::model::event::{FenceKind, Kind};
-use crate::model::{CheckResult, ModelError, Watch};
+use crate::model::{CheckResult, ModelError, Watch, MAX_CANDIDATES};
 use crate::outcome::{Observable, Outcome};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::OnceLock;
 
-/// The most candidate executions evaluated for one test.
-pub const MAX_EVALUATIONS: u64 = 5_000_000;
 /// The most writes to one location (their partial orders are enumerated).
 pub const MAX_WRITES_PER_LOCATION: usize = 5;
 /// The most pairs of `fence.sc` whose order is enumerated.
@@ -34,9 +33,10 @@ pub struct CatVerdict {
     pub allowed: BTreeSet<Outcome>,
     /// Outcomes of inconsistent candidates only, with the first check one of them failed.
     pub excluded: BTreeMap<Outcome, String>,
-    /// Candidate executions evaluated.
+    /// Candidate executions counted, one per choice of reads-from, Fence-SC and coherence order.
     pub candidates: u64,
-    /// Consistent ones.
+    /// Consistent ones, of those evaluated: a candidate whose outcomes are all allowed
+    /// already is counted but not evaluated.
     pub consistent: u64,
 }
 
@@ -109,13 +109,7 @@ pub fn check_until(
                 .into(),
         }));
     }
-    let mut v = CatVerdict {
-        observables: Vec::new(),
-        allowed: BTreeSet::new(),
-        excluded: BTreeMap::new(),
-        candidates: 0,
-        consistent: 0,
-    };
+    let mut v = Found::default();
     let mut failure: Option<CheckError> = None;
     let st = stages(model);
     let obs = for_each_skeleton(
@@ -132,15 +126,48 @@ pub fn check_until(
     if let Some(e) = failure {
         return Err(e);
     }
-    v.observables = obs?;
-    v.excluded.retain(|o, _| !v.allowed.contains(o));
-    Ok(v)
+    Ok(v.verdict(model, obs?))
 }
 
-/// Records outcomes excluded by the check `name`.
-fn exclude(v: &mut CatVerdict, outcomes: Vec<Outcome>, name: &str) {
-    for o in outcomes {
-        v.excluded.entry(o).or_insert_with(|| name.to_string());
+/// What the candidates evaluated so far show, in hash tables (every candidate looks its
+/// outcomes up), sorted into a [`CatVerdict`] at the end.
+#[derive(Default)]
+struct Found {
+    allowed: FxHashSet<Outcome>,
+    /// Outcomes of inconsistent candidates, with the first check one of them failed (its
+    /// statement's index); some may be allowed by a later candidate.
+    excluded: FxHashMap<Outcome, usize>,
+    candidates: u64,
+    consistent: u64,
+}
+
+impl Found {
+    /// Records outcomes excluded by the check that is statement `check` of the model.
+    fn exclude(&mut self, outcomes: Vec<Outcome>, check: usize) {
+        for o in outcomes {
+            self.excluded.entry(o).or_insert(check);
+        }
+    }
+
+    /// Whether each of `outcomes` is allowed already.
+    fn all_allowed(&self, outcomes: &[Outcome]) -> bool {
+        outcomes.iter().all(|o| self.allowed.contains(o))
+    }
+
+    /// The verdict: the allowed outcomes, and the others with the check that excludes each.
+    fn verdict(self, model: &Model, observables: Vec<Observable>) -> CatVerdict {
+        let allowed = self.allowed;
+        let excluded = self
+            .excluded
+            .into_iter()
+            .filter(|(o, _)| !allowed.contains(o));
+        CatVerdict {
+            observables,
+            excluded: excluded.map(|(o, i)| (o, check_name(model, i))).collect(),
+            allowed: allowed.into_iter().collect(),
+            candidates: self.candidates,
+            consistent: self.consistent,
+        }
     }
 }
 
@@ -152,15 +179,16 @@ fn stopped(watch: Option<&Watch>) -> Result<(), CheckError> {
     }
 }
 
-/// Counts `k` candidates against the budget, and on the caller's watch.
-fn count(v: &mut CatVerdict, k: u64, watch: Option<&Watch>) -> Result<(), CheckError> {
+/// Counts `k` candidates against the checker's budget ([`MAX_CANDIDATES`]), and on the
+/// caller's watch.
+fn count(v: &mut Found, k: u64, watch: Option<&Watch>) -> Result<(), CheckError> {
     v.candidates += k;
     if let Some(w) = watch {
         w.add(k);
     }
-    if v.candidates > MAX_EVALUATIONS {
+    if v.candidates > MAX_CANDIDATES {
         return Err(too_large(format!(
-            "more than {MAX_EVALUATIONS} candidate executions"
+            "more than {MAX_CANDIDATES} candidate executions"
         )));
     }
     Ok(())
@@ -172,23 +200,23 @@ fn skeleton(
     model: &Model,
     st: &[u8],
     sk: &Skeleton,
-    v: &mut CatVerdict,
+    v: &mut Found,
     watch: Option<&Watch>,
 ) -> Result<(), CheckError> {
     stopped(watch)?;
     let n = sk.events.len();
     let every = sk.outcomes(&vec![0; n]);
-    if every.iter().all(|o| v.allowed.contains(o)) {
+    if v.all_allowed(&every) {
         return Ok(());
     }
     let fences = fence_orders(sk)?;
     let cos = co_orders(sk)?;
     let per_rf = (fences.len() * cos.len()) as u64;
     let mut env0 = static_env(sk);
-    if let Some(name) = run_stage(model, st, 0, n, &mut env0).map_err(CheckError::Cat)? {
+    if let Some(check) = run_stage(model, st, 0, n, &mut env0).map_err(CheckError::Cat)? {
         let rfs: u64 = sk.rf_choices.iter().map(|(_, w)| w.len() as u64).product();
         count(v, rfs * per_rf, watch)?;
-        exclude(v, every, &name);
+        v.exclude(every, check);
         return Ok(());
     }
     let co_stage = CoStage {
@@ -202,7 +230,7 @@ fn skeleton(
     let mut pick = vec![0usize; sk.rf_choices.len()];
     loop {
         stopped(watch)?;
-        if every.iter().all(|o| v.allowed.contains(o)) {
+        if v.all_allowed(&every) {
             return Ok(());
         }
         for (k, (r, ws)) in sk.rf_choices.iter().enumerate() {
@@ -212,9 +240,9 @@ fn skeleton(
         for sf in &fences {
             let mut env1 = env0.clone();
             with_choices(&mut env1, &rf, &Mat::empty(n), sf);
-            if let Some(name) = run_stage(model, st, 1, n, &mut env1).map_err(CheckError::Cat)? {
+            if let Some(check) = run_stage(model, st, 1, n, &mut env1).map_err(CheckError::Cat)? {
                 count(v, cos.len() as u64, watch)?;
-                exclude(v, every.clone(), &name);
+                v.exclude(every.clone(), check);
                 continue;
             }
             co_stage.run(&mut env1, &rf, sf, &cos, v)?;
@@ -244,7 +272,7 @@ impl CoStage<'_> {
         rf: &Mat,
         sf: &Mat,
         cos: &[Mat],
-        v: &mut CatVerdict,
+        v: &mut Found,
     ) -> Result<(), CheckError> {
         // The stage runs in place; the names it binds get their earlier values back after
         // each coherence order.
@@ -257,14 +285,18 @@ impl CoStage<'_> {
         for co in cos {
             count(v, 1, self.watch)?;
             stopped(self.watch)?;
+            let outcomes = self.sk.outcomes(&co.rows);
+            if self.sk.fault.is_none() && v.all_allowed(&outcomes) {
+                // Whatever the model says of this candidate, the verdict stays the same.
+                continue;
+            }
             for (k, val) in &saved {
                 match val {
-                    Some(x) => env.insert((*k).clone(), x.clone()),
-                    None => env.remove(*k),
-                };
+                    Some(x) => bind(env, k, x.clone()),
+                    None => drop(env.remove(*k)),
+                }
             }
             with_choices(env, rf, co, sf);
-            let outcomes = self.sk.outcomes(&co.rows);
             match run_stage(self.model, self.st, 2, n, env).map_err(CheckError::Cat)? {
                 None => {
                     if let Some(f) = &self.sk.fault {
@@ -273,7 +305,7 @@ impl CoStage<'_> {
                     v.consistent += 1;
                     v.allowed.extend(outcomes);
                 }
-                Some(name) => exclude(v, outcomes, &name),
+                Some(check) => v.exclude(outcomes, check),
             }
         }
         Ok(())

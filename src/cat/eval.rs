@@ -4,6 +4,8 @@
 use super::ast::{CheckKind, Expr, Model, Stmt};
 use super::matrix::{all, Mat, Set};
 use super::CatError;
+use crate::fx::FxHashMap;
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 /// A value: a set of events or a relation over them.
@@ -16,13 +18,25 @@ pub enum Val {
 }
 
 /// Names bound to values: the base relations and tags, then the model's definitions.
-pub type Env = HashMap<String, Val>;
+pub type Env = FxHashMap<String, Val>;
 
 /// Evaluates `model` over `n` events in `env`; `Ok(None)` when every check passes, else the
 /// name (or line) of the first check that fails.
 pub fn run(model: &Model, n: usize, env: &mut Env) -> Result<Option<String>, CatError> {
     let all = vec![0; model.stmts.len()];
-    run_stage(model, &all, 0, n, env)
+    let failed = run_stage(model, &all, 0, n, env)?;
+    Ok(failed.map(|i| check_name(model, i)))
+}
+
+/// The name of the check that is statement `i` of `model`, or its line when it has none.
+pub fn check_name(model: &Model, i: usize) -> String {
+    match &model.stmts[i] {
+        Stmt::Check {
+            name: Some(name), ..
+        } => name.clone(),
+        Stmt::Check { line, .. } => format!("line {line}"),
+        _ => format!("line {}", model.lines[i]),
+    }
 }
 
 /// Per statement, the latest choice of a candidate it depends on, through the definitions it
@@ -92,26 +106,27 @@ fn free_names<'a>(e: &'a Expr, out: &mut Vec<&'a str>) {
 }
 
 /// Evaluates the statements of stage `stage` (see [`stages`]) in order; `Ok(None)` when each of
-/// their checks passes, else the name (or line) of the first that fails.
+/// their checks passes, else the index of the first that fails (named by [`check_name`]).
 pub fn run_stage(
     model: &Model,
     stages: &[u8],
     stage: u8,
     n: usize,
     env: &mut Env,
-) -> Result<Option<String>, CatError> {
-    for ((stmt, &line), _) in model
+) -> Result<Option<usize>, CatError> {
+    for (i, ((stmt, &line), _)) in model
         .stmts
         .iter()
         .zip(&model.lines)
         .zip(stages)
-        .filter(|(_, k)| **k == stage)
+        .enumerate()
+        .filter(|(_, (_, k))| **k == stage)
     {
         let at = |e: String| CatError::at(line, &e);
         match stmt {
             Stmt::Let(name, e) => {
-                let v = eval(e, n, env).map_err(at)?;
-                env.insert(name.clone(), v);
+                let v = eval(e, n, env).map_err(at)?.into_owned();
+                bind(env, name, v);
             }
             Stmt::LetRec(binds) => let_rec(binds, n, env).map_err(at)?,
             Stmt::Check {
@@ -119,18 +134,28 @@ pub fn run_stage(
                 negated,
                 flag,
                 expr,
-                name,
-                line,
+                ..
             } => {
                 let v = eval(expr, n, env).map_err(at)?;
                 let holds = check(*kind, &v).map_err(at)? != *negated;
                 if !holds && !flag {
-                    return Ok(Some(name.clone().unwrap_or_else(|| format!("line {line}"))));
+                    return Ok(Some(i));
                 }
             }
         }
     }
     Ok(None)
+}
+
+/// Binds `name` to `v`, reusing the name's entry when it has one (this runs once per
+/// statement per candidate).
+pub fn bind(env: &mut Env, name: &str, v: Val) {
+    match env.get_mut(name) {
+        Some(slot) => *slot = v,
+        None => {
+            env.insert(name.to_string(), v);
+        }
+    }
 }
 
 fn check(kind: CheckKind, v: &Val) -> Result<bool, String> {
@@ -147,15 +172,15 @@ fn check(kind: CheckKind, v: &Val) -> Result<bool, String> {
 /// operators are monotone in each name, so this is the least fixed point and it terminates).
 fn let_rec(binds: &[(String, Expr)], n: usize, env: &mut Env) -> Result<(), String> {
     for (name, _) in binds {
-        env.insert(name.clone(), Val::Rel(Mat::empty(n)));
+        bind(env, name, Val::Rel(Mat::empty(n)));
     }
     for _ in 0..=n * n * binds.len() + 1 {
         let mut changed = false;
         for (name, e) in binds {
-            let v = eval(e, n, env)?;
+            let v = eval(e, n, env)?.into_owned();
             if env.get(name) != Some(&v) {
                 changed = true;
-                env.insert(name.clone(), v);
+                bind(env, name, v);
             }
         }
         if !changed {
@@ -165,15 +190,16 @@ fn let_rec(binds: &[(String, Expr)], n: usize, env: &mut Env) -> Result<(), Stri
     Err("`let rec` does not reach a fixed point (is it monotone?)".into())
 }
 
-fn rel(e: &Expr, n: usize, env: &Env) -> Result<Mat, String> {
+fn rel<'e>(e: &Expr, n: usize, env: &'e Env) -> Result<Cow<'e, Mat>, String> {
     match eval(e, n, env)? {
-        Val::Rel(m) => Ok(m),
-        Val::Set(_) => Err(format!("{} is a set where a relation is needed", show(e))),
+        Cow::Borrowed(Val::Rel(m)) => Ok(Cow::Borrowed(m)),
+        Cow::Owned(Val::Rel(m)) => Ok(Cow::Owned(m)),
+        _ => Err(format!("{} is a set where a relation is needed", show(e))),
     }
 }
 
 fn set(e: &Expr, n: usize, env: &Env) -> Result<Set, String> {
-    match eval(e, n, env)? {
+    match *eval(e, n, env)? {
         Val::Set(s) => Ok(s),
         Val::Rel(_) => Err(format!("{} is a relation where a set is needed", show(e))),
     }
@@ -186,12 +212,13 @@ fn show(e: &Expr) -> String {
     }
 }
 
-/// Evaluates an expression.
-pub fn eval(e: &Expr, n: usize, env: &Env) -> Result<Val, String> {
+/// Evaluates an expression; a name's value is borrowed from `env`, not copied (names are
+/// most of what a model reads).
+pub fn eval<'e>(e: &Expr, n: usize, env: &'e Env) -> Result<Cow<'e, Val>, String> {
     let r = |x: &Expr| rel(x, n, env);
-    Ok(match e {
+    Ok(Cow::Owned(match e {
         Expr::Name(name) => match (name.as_str(), env.get(name)) {
-            (_, Some(v)) => v.clone(),
+            (_, Some(v)) => return Ok(Cow::Borrowed(v)),
             ("_", None) => Val::Set(all(n)),
             ("0", None) => Val::Rel(Mat::empty(n)),
             _ => return Err(format!("unknown name `{name}`")),
@@ -202,19 +229,19 @@ pub fn eval(e: &Expr, n: usize, env: &Env) -> Result<Val, String> {
                 Expr::Inter(..) => x & y,
                 _ => x & !y,
             };
-            match (eval(a, n, env)?, eval(b, n, env)?) {
-                (Val::Set(x), Val::Set(y)) => Val::Set(op(x, y)),
-                (Val::Rel(x), Val::Rel(y)) => Val::Rel(x.zip(&y, op)),
+            match (&*eval(a, n, env)?, &*eval(b, n, env)?) {
+                (Val::Set(x), Val::Set(y)) => Val::Set(op(*x, *y)),
+                (Val::Rel(x), Val::Rel(y)) => Val::Rel(x.zip(y, op)),
                 _ => return Err("a set and a relation combined by | & or \\".into()),
             }
         }
-        Expr::Seq(a, b) => Val::Rel(r(a)?.seq(&r(b)?)),
+        Expr::Seq(a, b) => Val::Rel(r(a)?.seq(&*r(b)?)),
         Expr::Cartesian(a, b) => Val::Rel(Mat::product(n, set(a, n, env)?, set(b, n, env)?)),
         Expr::Plus(a) => Val::Rel(r(a)?.plus()),
         Expr::Star(a) => Val::Rel(r(a)?.plus().reflexive()),
         Expr::Opt(a) => Val::Rel(r(a)?.reflexive()),
         Expr::Inverse(a) => Val::Rel(r(a)?.inverse()),
-        Expr::Complement(a) => match eval(a, n, env)? {
+        Expr::Complement(a) => match &*eval(a, n, env)? {
             Val::Set(s) => Val::Set(all(n) & !s),
             Val::Rel(m) => Val::Rel(Mat {
                 rows: m.rows.iter().map(|row| all(n) & !row).collect(),
@@ -223,7 +250,7 @@ pub fn eval(e: &Expr, n: usize, env: &Env) -> Result<Val, String> {
         Expr::Identity(a) => Val::Rel(Mat::id_on(n, set(a, n, env)?)),
         Expr::Domain(a) => Val::Set(r(a)?.domain()),
         Expr::Range(a) => Val::Set(r(a)?.range()),
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -232,7 +259,7 @@ mod tests {
     use crate::cat::parser::parse;
 
     fn env3() -> Env {
-        let mut env = Env::new();
+        let mut env = Env::default();
         let mut po = Mat::empty(3);
         po.rows[0] = 0b110;
         po.rows[1] = 0b100;

@@ -1,6 +1,8 @@
 //! Sets and relations over the events of one execution as bits: a set is a `u128`, a relation
 //! one `u128` row per event (so at most 128 events).
 
+use crate::model::Rows;
+
 /// A set of events, one bit per event index.
 pub type Set = u128;
 
@@ -27,14 +29,17 @@ pub fn members(mut s: Set) -> impl Iterator<Item = usize> {
 /// A binary relation: bit `j` of row `i` holds when `(i, j)` is related.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Mat {
-    /// One row per event.
-    pub rows: Vec<Set>,
+    /// One row per event, in a buffer recycled as the checker's are (the interpreter makes and
+    /// drops relations at every statement of every candidate).
+    pub rows: Rows,
 }
 
 impl Mat {
     /// The empty relation over `n` events.
     pub fn empty(n: usize) -> Mat {
-        Mat { rows: vec![0; n] }
+        Mat {
+            rows: Rows::zeroed(n),
+        }
     }
 
     /// The identity on the set `s`.
@@ -89,7 +94,7 @@ impl Mat {
             rows: self
                 .rows
                 .iter()
-                .zip(&o.rows)
+                .zip(o.rows.iter())
                 .map(|(a, b)| f(*a, *b))
                 .collect(),
         }
@@ -180,14 +185,14 @@ mod tests {
         m.rows[1] = 0b100;
         assert!(m.plus().has(0, 2));
         assert!(m.acyclic());
-        assert_eq!(m.inverse().rows, vec![0, 0b001, 0b010]);
-        assert_eq!(m.seq(&m).rows, vec![0b100, 0, 0]);
+        assert_eq!(m.inverse().rows[..], [0, 0b001, 0b010]);
+        assert_eq!(m.seq(&m).rows[..], [0b100, 0, 0]);
         assert_eq!((m.domain(), m.range()), (0b011, 0b110));
         m.rows[2] = 0b001;
         assert!(!m.acyclic());
         assert!(m.irreflexive());
         assert!(!m.reflexive().irreflexive());
-        assert_eq!(Mat::product(3, 0b001, 0b110).rows, vec![0b110, 0, 0]);
+        assert_eq!(Mat::product(3, 0b001, 0b110).rows[..], [0b110, 0, 0]);
         assert_eq!(members(all(3)).collect::<Vec<_>>(), vec![0, 1, 2]);
     }
 }

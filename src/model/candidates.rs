@@ -8,13 +8,9 @@ use super::event::Event;
 use super::lower::{Program, Trace};
 use super::relation::{bit, members, Set, MAX_EVENTS};
 use super::relations::Combo;
-use super::ModelError;
+use super::{ModelError, MAX_COMBINATIONS};
 use crate::litmus::ast::{Placement, Test, Value};
 use crate::outcome::{observables, Observable, Outcome};
-use std::collections::BTreeSet;
-
-/// The most trace combinations one test may have before the walk gives up.
-const MAX_SKELETONS: u64 = 1_000_000;
 
 /// One combination of thread traces: events and the relations fixed by the program text.
 pub struct Skeleton {
@@ -41,42 +37,58 @@ pub struct Skeleton {
     slots: Vec<Slot>,
 }
 
+/// Where an observable's final value comes from.
 #[derive(Clone)]
 enum Slot {
+    /// A register: its value in its thread's trace.
     Value(Value),
-    Loc(usize),
+    /// A location: the value of a `co`-maximal write among these (its initial write and every
+    /// write to it).
+    Writes(Set),
 }
 
 impl Skeleton {
     /// The outcomes of an execution with coherence `co` (rows over events): registers from the
     /// traces, each observed location the value of any `co`-maximal write to it.
     pub fn outcomes(&self, co: &[Set]) -> Vec<Outcome> {
-        let mut outs: Vec<Vec<Value>> = vec![Vec::new()];
-        for s in &self.slots {
-            let vals: BTreeSet<Value> = match s {
-                Slot::Value(v) => BTreeSet::from([*v]),
-                Slot::Loc(l) => {
-                    let ws: Set = (0..self.events.len())
-                        .filter(|&i| self.events[i].is_write() && self.events[i].loc == *l)
-                        .fold(0, |s, i| s | bit(i));
-                    members(ws)
-                        .filter(|&w| co[w] & ws == 0)
-                        .map(|w| self.events[w].value)
-                        .collect()
+        // Most observables have one final value: the first outcome takes each one's first
+        // value, and only those with more are enumerated (this runs once per candidate).
+        let mut first = Vec::with_capacity(self.slots.len());
+        let mut more: Vec<(usize, Vec<Value>)> = Vec::new();
+        for (i, slot) in self.slots.iter().enumerate() {
+            let ws = match *slot {
+                Slot::Value(v) => {
+                    first.push(v);
+                    continue;
                 }
+                Slot::Writes(ws) => ws,
             };
+            let last = members(ws).filter(|&w| co[w] & ws == 0);
+            let mut vals: Vec<Value> = last.map(|w| self.events[w].value).collect();
+            vals.sort_unstable();
+            vals.dedup();
+            match vals.first() {
+                Some(&v) => first.push(v),
+                None => return Vec::new(),
+            }
+            if vals.len() > 1 {
+                more.push((i, vals));
+            }
+        }
+        let mut outs = vec![Outcome(first)];
+        for (i, vals) in more {
             outs = outs
-                .into_iter()
+                .iter()
                 .flat_map(|o| {
-                    vals.iter().map(move |v| {
-                        let mut o2 = o.clone();
-                        o2.push(*v);
-                        o2
+                    vals.iter().map(move |&v| {
+                        let mut o = o.clone();
+                        o.0[i] = v;
+                        o
                     })
                 })
                 .collect();
         }
-        outs.into_iter().map(Outcome).collect()
+        outs
     }
 }
 
@@ -111,7 +123,7 @@ pub fn for_each_skeleton(
 }
 
 /// The cat interpreter's visitor of the checker's walk: each combination as a skeleton, within
-/// its own budget of combinations.
+/// the checker's budget of steps.
 struct Skeletons<'o, 'f> {
     obs: &'o [Observable],
     f: &'f mut dyn FnMut(&Skeleton) -> Result<(), ModelError>,
@@ -121,9 +133,9 @@ struct Skeletons<'o, 'f> {
 impl Visitor for Skeletons<'_, '_> {
     fn step(&mut self) -> Result<(), ModelError> {
         self.count += 1;
-        if self.count > MAX_SKELETONS {
+        if self.count > MAX_COMBINATIONS {
             return Err(ModelError::TooLarge {
-                what: format!("more than {MAX_SKELETONS} combinations of thread traces"),
+                what: format!("more than {MAX_COMBINATIONS} combinations of thread traces"),
             });
         }
         Ok(())
@@ -167,7 +179,7 @@ fn skeleton(
     let Some(rf_choices) = rf_choices(&events) else {
         return Ok(None);
     };
-    let slots = slots(prog, obs, chosen);
+    let slots = slots(prog, obs, chosen, &events);
     let rows = |i: usize| combo.po.row(i);
     Ok(Some(Skeleton {
         po: (0..n).map(rows).collect(),
@@ -238,9 +250,9 @@ fn rf_choices(events: &[Event]) -> Option<Vec<(usize, Vec<usize>)>> {
     Some(choices)
 }
 
-/// Where each observable's final value comes from: a register's value in its trace, or a
-/// location's last write.
-fn slots(prog: &Program, obs: &[Observable], chosen: &[&Trace]) -> Vec<Slot> {
+/// Where each observable's final value comes from: a register's value in its trace, or the
+/// last of the writes to a location among `events`.
+fn slots(prog: &Program, obs: &[Observable], chosen: &[&Trace], events: &[Event]) -> Vec<Slot> {
     obs.iter()
         .map(|o| match o {
             Observable::Reg { thread, reg } => {
@@ -251,7 +263,12 @@ fn slots(prog: &Program, obs: &[Observable], chosen: &[&Trace]) -> Vec<Slot> {
                 };
                 Slot::Value(v)
             }
-            Observable::Loc(name) => Slot::Loc(prog.phys_of(name).unwrap_or(usize::MAX)),
+            Observable::Loc(name) => {
+                let l = prog.phys_of(name);
+                let writes = events.iter().enumerate().filter(|(_, e)| e.is_write());
+                let to_l = writes.filter(|(_, e)| Some(e.loc) == l);
+                Slot::Writes(to_l.fold(0, |s, (i, _)| s | bit(i)))
+            }
         })
         .collect()
 }

@@ -27,6 +27,8 @@ mod search;
 mod verdict;
 mod watch;
 
+pub use collect::{MAX_CANDIDATES, MAX_COMBINATIONS};
+pub use rows::Rows;
 pub use verdict::{
     Axiom, CheckResult, Decision, Exclusion, ExecEvent, Execution, ModelError, ModelVerdict,
     Relation,

@@ -34,11 +34,27 @@ impl Rows {
     }
 }
 
+impl Rows {
+    /// A copy of `rows`.
+    pub fn from_slice(rows: &[u128]) -> Rows {
+        let mut v = buffer(rows.len());
+        v.extend_from_slice(rows);
+        Rows(v)
+    }
+}
+
+impl FromIterator<u128> for Rows {
+    fn from_iter<I: IntoIterator<Item = u128>>(rows: I) -> Rows {
+        let rows = rows.into_iter();
+        let mut v = buffer(rows.size_hint().0);
+        v.extend(rows);
+        Rows(v)
+    }
+}
+
 impl Clone for Rows {
     fn clone(&self) -> Rows {
-        let mut v = buffer(self.0.len());
-        v.extend_from_slice(&self.0);
-        Rows(v)
+        Rows::from_slice(&self.0)
     }
 
     fn clone_from(&mut self, source: &Rows) {

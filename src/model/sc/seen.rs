@@ -3,42 +3,8 @@
 //! before: that costs neither an allocation nor a free); the work list holds numbers, not
 //! copies; kept hashes spare rehashing when the table grows.
 
-use std::hash::{BuildHasher, Hash, Hasher};
-
-/// A fast hasher for states (FxHash-style multiply and rotate); its high bits are the best
-/// mixed, so the table indexes with them.
-#[derive(Default)]
-pub struct Fx(u64);
-
-impl Hasher for Fx {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for c in &mut chunks {
-            self.write_u64(u64::from_le_bytes(c.try_into().expect("8 bytes")));
-        }
-        for b in chunks.remainder() {
-            self.write_u64(*b as u64);
-        }
-    }
-    fn write_u64(&mut self, i: u64) {
-        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_i64(&mut self, i: i64) {
-        self.write_u64(i as u64);
-    }
-    fn write_usize(&mut self, i: usize) {
-        self.write_u64(i as u64);
-    }
-    fn write_u32(&mut self, i: u32) {
-        self.write_u64(i as u64);
-    }
-    fn write_u8(&mut self, i: u8) {
-        self.write_u64(i as u64);
-    }
-}
+use crate::fx::FxBuild;
+use std::hash::{BuildHasher, Hash};
 
 /// A set of items numbered in the order they were first inserted.
 pub struct Seen<T> {
@@ -76,7 +42,7 @@ impl<T: Hash + Eq + Clone> Seen<T> {
     /// Adds a copy of `x` unless an equal item is there: its number when it is new, `None`
     /// otherwise (then nothing is copied).
     pub fn insert(&mut self, x: &T) -> Option<usize> {
-        let h = std::hash::BuildHasherDefault::<Fx>::default().hash_one(x);
+        let h = FxBuild::default().hash_one(x);
         let mask = self.slots.len() - 1;
         let mut at = (h >> self.shift) as usize;
         loop {
