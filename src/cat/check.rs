@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 /// The most writes to one location (their partial orders are enumerated).
 pub const MAX_WRITES_PER_LOCATION: usize = 5;
 /// The most pairs of `fence.sc` whose order is enumerated.
-const MAX_FENCE_PAIRS: usize = 12;
+const MAX_FENCE_PAIRS: usize = 16;
 
 /// What a model allows for a test.
 #[derive(Clone, Debug)]
