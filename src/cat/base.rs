@@ -16,7 +16,7 @@
 //! occurrence in one CTA, non-relaxed cluster arrivals to waits in one cluster), and the
 //! choices of the candidate: `rf`, `co`, `fr = rf^-1; co`, `sync_fence` (Fence-SC order).
 
-use super::eval::{Env, Val};
+use super::eval::{bind, Env, Val};
 use super::matrix::{all, Mat, Set};
 use crate::litmus::ast::{Placement, Proxy, Scope};
 use crate::model::candidates::Skeleton;
@@ -260,8 +260,8 @@ fn place_relations(sk: &Skeleton) -> Vec<(&'static str, Mat)> {
 
 /// Adds a candidate's choices to a static environment.
 pub fn with_choices(env: &mut Env, rf: &Mat, co: &Mat, sync_fence: &Mat) {
-    env.insert("fr".into(), Val::Rel(rf.inverse().seq(co)));
-    env.insert("rf".into(), Val::Rel(rf.clone()));
-    env.insert("co".into(), Val::Rel(co.clone()));
-    env.insert("sync_fence".into(), Val::Rel(sync_fence.clone()));
+    bind(env, "fr", Val::Rel(rf.inverse().seq(co)));
+    bind(env, "rf", Val::Rel(rf.clone()));
+    bind(env, "co", Val::Rel(co.clone()));
+    bind(env, "sync_fence", Val::Rel(sync_fence.clone()));
 }

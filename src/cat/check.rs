@@ -224,8 +224,13 @@ fn skeleton(
         st,
         sk,
         watch,
-        rebound: bound_at(model, st, 2),
+        rebound: bound_from(model, st, 2),
     };
+    // The later stages run in place in one environment; before each choice of reads-from and
+    // Fence-SC order, the names they bind get back their values after stage 0.
+    let later = bound_from(model, st, 1);
+    let after_stage_0 = Saved::of(&later, &env0);
+    let mut env = env0;
     let mut rf = Mat::empty(n);
     let mut pick = vec![0usize; sk.rf_choices.len()];
     loop {
@@ -238,14 +243,14 @@ fn skeleton(
             rf.rows[ws[pick[k]]] |= 1 << r;
         }
         for sf in &fences {
-            let mut env1 = env0.clone();
-            with_choices(&mut env1, &rf, &Mat::empty(n), sf);
-            if let Some(check) = run_stage(model, st, 1, n, &mut env1).map_err(CheckError::Cat)? {
+            after_stage_0.restore(&mut env);
+            with_choices(&mut env, &rf, &Mat::empty(n), sf);
+            if let Some(check) = run_stage(model, st, 1, n, &mut env).map_err(CheckError::Cat)? {
                 count(v, cos.len() as u64, watch)?;
                 v.exclude(every.clone(), check);
                 continue;
             }
-            co_stage.run(&mut env1, &rf, sf, &cos, v)?;
+            co_stage.run(&mut env, &rf, sf, &cos, v)?;
         }
         if !advance(&mut pick, sk.rf_choices.iter().map(|(_, ws)| ws.len())) {
             return Ok(());
@@ -274,13 +279,9 @@ impl CoStage<'_> {
         cos: &[Mat],
         v: &mut Found,
     ) -> Result<(), CheckError> {
-        // The stage runs in place; the names it binds get their earlier values back after
+        // The stage runs in place; the names it binds get their earlier values back before
         // each coherence order.
-        let saved: Vec<(&String, Option<Val>)> = self
-            .rebound
-            .iter()
-            .map(|k| (*k, env.get(*k).cloned()))
-            .collect();
+        let saved = Saved::of(&self.rebound, env);
         let n = self.sk.events.len();
         for co in cos {
             count(v, 1, self.watch)?;
@@ -290,12 +291,7 @@ impl CoStage<'_> {
                 // Whatever the model says of this candidate, the verdict stays the same.
                 continue;
             }
-            for (k, val) in &saved {
-                match val {
-                    Some(x) => bind(env, k, x.clone()),
-                    None => drop(env.remove(*k)),
-                }
-            }
+            saved.restore(env);
             with_choices(env, rf, co, sf);
             match run_stage(self.model, self.st, 2, n, env).map_err(CheckError::Cat)? {
                 None => {
@@ -312,10 +308,31 @@ impl CoStage<'_> {
     }
 }
 
-/// The names the statements of `stage` bind.
-fn bound_at<'a>(model: &'a Model, st: &[u8], stage: u8) -> Vec<&'a String> {
+/// The values some names have at one point of a stage's evaluation, to give back: a stage
+/// runs in place, and its statements may read a name that it or a later stage rebinds.
+struct Saved<'a>(Vec<(&'a String, Option<Val>)>);
+
+impl<'a> Saved<'a> {
+    /// The values of `names` in `env` now.
+    fn of(names: &[&'a String], env: &Env) -> Saved<'a> {
+        Saved(names.iter().map(|k| (*k, env.get(*k).cloned())).collect())
+    }
+
+    /// Gives each name its saved value back (unbinds one that had none).
+    fn restore(&self, env: &mut Env) {
+        for (k, val) in &self.0 {
+            match val {
+                Some(x) => bind(env, k, x.clone()),
+                None => drop(env.remove(*k)),
+            }
+        }
+    }
+}
+
+/// The names the statements of stage `from` and later stages bind.
+fn bound_from<'a>(model: &'a Model, st: &[u8], from: u8) -> Vec<&'a String> {
     let mut out = Vec::new();
-    for (stmt, _) in model.stmts.iter().zip(st).filter(|(_, k)| **k == stage) {
+    for (stmt, _) in model.stmts.iter().zip(st).filter(|(_, k)| **k >= from) {
         match stmt {
             Stmt::Let(name, _) => out.push(name),
             Stmt::LetRec(binds) => out.extend(binds.iter().map(|(n, _)| n)),
@@ -453,6 +470,29 @@ mod tests {
         // The number of labelled posets on 0..4 elements: 1, 1, 3, 19, 219 (OEIS A001035).
         let counts: Vec<usize> = (0..5).map(|k| partial_orders(k).len()).collect();
         assert_eq!(counts, vec![1, 1, 3, 19, 219]);
+    }
+
+    #[test]
+    fn a_name_a_later_stage_rebinds_reads_its_earlier_value_at_every_choice() {
+        // LB with a third thread writing x = 1 too, so P0's read of 1 has two writes to read
+        // from: P1's (no cycle, but `not_from_lone` excludes it) and then P2's (the LB cycle).
+        // `b` reads `a` before `let a = co` rebinds it; the stages run in place, so the
+        // second choice must see `a = po` again, not the first choice's `co`, under which
+        // its cycle would go unseen and the outcome be allowed.
+        let lb = "PTX LB3\n{ x=0; y=0; }\n \
+                  P0@cta 0,gpu 0 | P1@cta 1,gpu 0 | P2@cta 2,gpu 0 ;\n \
+                  ld.relaxed.gpu r0, x | st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;\n \
+                  st.relaxed.gpu y, 1 | | st.relaxed.gpu x, 1 ;\n\
+                  exists (P0:r0 == 1 /\\ P2:r0 == 1)\n";
+        let test = crate::litmus::parse(lb, std::path::Path::new("LB3.litmus")).unwrap();
+        let text = "M\nlet a = po\nlet b = rf | a\nlet a = co\nacyclic b as no_lb\n\
+                    let lone = W \\ IW \\ domain(po) \\ range(po)\n\
+                    empty [lone] ; rf ; co? as not_from_lone\n";
+        let model = crate::cat::parser::parse(text).unwrap();
+        let v = check(&model, &test).unwrap();
+        let both_one = Outcome(vec![1, 1]);
+        assert!(!v.allowed.contains(&both_one), "{:?}", v.allowed);
+        assert_eq!(v.allowed.len(), 3, "{:?}", v.allowed);
     }
 
     #[test]
