@@ -12,15 +12,16 @@
 //! Relations: `id`, `po`, `int`, `ext`, `loc` (same physical memory), `vloc` (same virtual
 //! address; an initial write shares every address of its memory), `po-loc`, `rmw`, `addr`,
 //! `data`, `ctrl`, `sr` (each operation's scope includes the other's thread), `scta` (same CTA),
-//! `syncbar` (a barrier to a waiting barrier of the same instance: CTA barriers by id, count and
-//! occurrence in one CTA, non-relaxed cluster arrivals to waits in one cluster), and the
-//! choices of the candidate: `rf`, `co`, `fr = rf^-1; co`, `sync_fence` (Fence-SC order).
+//! and the choices of the candidate: `syncbar` (a barrier to a waiting barrier it releases, as
+//! the checker builds it: CTA barriers by id, count and occurrence in one CTA, under a quorum
+//! only those the candidate's choice synchronises; non-relaxed cluster arrivals to waits in one
+//! cluster), `rf`, `co`, `fr = rf^-1; co`, `sync_fence` (Fence-SC order).
 
 use super::eval::{bind, Env, Val};
 use super::matrix::{all, Mat, Set};
-use crate::litmus::ast::{Placement, Proxy, Scope};
+use crate::litmus::ast::{Proxy, Scope};
 use crate::model::candidates::Skeleton;
-use crate::model::event::{BarrierKind, Event, FenceKind, Kind};
+use crate::model::event::{Event, FenceKind, Kind};
 use crate::model::Rows;
 
 /// Every tag a model may name.
@@ -137,39 +138,8 @@ fn tags(e: &Event) -> Vec<&'static str> {
     t
 }
 
-/// Whether barrier event `a` synchronises with barrier event `b` (`b` waits for `a`).
-fn syncbar(a: &Event, b: &Event, pa: &Placement, pb: &Placement) -> bool {
-    match (a.kind, b.kind) {
-        (
-            Kind::Barrier(BarrierKind::Cta {
-                id,
-                count,
-                instance,
-                ..
-            }),
-            Kind::Barrier(BarrierKind::Cta {
-                waits: true,
-                id: id2,
-                count: count2,
-                instance: instance2,
-                ..
-            }),
-        ) => pa.same_cta(pb) && (id, count, instance) == (id2, count2, instance2),
-        (
-            Kind::Barrier(BarrierKind::ClusterArrive {
-                relaxed: false,
-                instance,
-            }),
-            Kind::Barrier(BarrierKind::ClusterWait {
-                instance: instance2,
-            }),
-        ) => pa.same_cluster(pb) && instance == instance2,
-        _ => false,
-    }
-}
-
 /// The base names that depend only on the events and program order of `sk`.
-pub fn static_env(sk: &Skeleton) -> Env {
+pub fn static_env(sk: &Skeleton, syncbar: &[Set]) -> Env {
     let n = sk.events.len();
     let mut env = empty_env(n);
     for (i, e) in sk.events.iter().enumerate() {
@@ -182,6 +152,10 @@ pub fn static_env(sk: &Skeleton) -> Env {
     for (name, m) in program_relations(sk).into_iter().chain(place_relations(sk)) {
         env.insert(name.into(), Val::Rel(m));
     }
+    let syncbar = Mat {
+        rows: Rows::from_slice(syncbar),
+    };
+    env.insert("syncbar".into(), Val::Rel(syncbar));
     env
 }
 
@@ -224,13 +198,11 @@ fn program_relations(sk: &Skeleton) -> Vec<(&'static str, Mat)> {
     ]
 }
 
-/// The relations the threads' places fix: `sr` (each in the other's scope), `scta` and
-/// `syncbar`.
+/// The relations the threads' places fix: `sr` (each in the other's scope) and `scta`.
 fn place_relations(sk: &Skeleton) -> Vec<(&'static str, Mat)> {
     let ev = &sk.events;
     let n = ev.len();
     let place = |i: usize| sk.places[i];
-    let same_thread = |i: usize, j: usize| same_thread(ev, i, j);
     let sr = Mat::from_fn(n, |i, j| {
         match (scope_of(&ev[i]), scope_of(&ev[j]), place(i), place(j)) {
             (Some(si), Some(sj), Some(pi), Some(pj)) => {
@@ -247,13 +219,6 @@ fn place_relations(sk: &Skeleton) -> Vec<(&'static str, Mat)> {
                 n,
                 |i, j| matches!((place(i), place(j)), (Some(a), Some(b)) if a.same_cta(&b)),
             ),
-        ),
-        (
-            "syncbar",
-            Mat::from_fn(n, |i, j| match (place(i), place(j)) {
-                (Some(a), Some(b)) => !same_thread(i, j) && syncbar(&ev[i], &ev[j], &a, &b),
-                _ => false,
-            }),
         ),
     ]
 }

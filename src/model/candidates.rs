@@ -1,6 +1,6 @@
 //! The event graphs the checker builds, offered to another model (the cat interpreter): every
-//! combination of one trace per thread, with its events, program order, dependencies, `rmw`
-//! and the writes each read may read from. What makes an execution of such a graph consistent
+//! combination of one trace per thread, with its events, program order, dependencies, `rmw`,
+//! barrier synchronisation and the writes each read may read from. What makes an execution of such a graph consistent
 //! (reads-from, coherence and Fence-SC choices, axioms) is left to the caller.
 
 use super::enumerate::{walk, Visitor};
@@ -30,6 +30,9 @@ pub struct Skeleton {
     pub ctrl: Vec<Set>,
     /// Read half -> write half of each atomic read-modify-write.
     pub rmw: Vec<Set>,
+    /// Barrier synchronisation (a barrier to the waiting barriers it releases), one per
+    /// choice of the barriers a quorum synchronises; one when no barrier has a quorum.
+    pub syncbars: Vec<Vec<Set>>,
     /// Per read event (in order): the writes of its memory with the value it read.
     pub rf_choices: Vec<(usize, Vec<usize>)>,
     /// Why a trace of this combination cannot be decided, if one cannot.
@@ -122,8 +125,8 @@ pub fn for_each_skeleton(
     Ok(obs)
 }
 
-/// The cat interpreter's visitor of the checker's walk: each combination as a skeleton, within
-/// the checker's budget of steps.
+/// The cat interpreter's visitor of the checker's walk: each combination that completes as a
+/// skeleton, within the checker's budget of steps.
 struct Skeletons<'o, 'f> {
     obs: &'o [Observable],
     f: &'f mut dyn FnMut(&Skeleton) -> Result<(), ModelError>,
@@ -149,7 +152,11 @@ impl Visitor for Skeletons<'_, '_> {
         true
     }
 
+    /// Offered unless it hangs at a barrier (no final state), as the checker skips it.
     fn visit(&mut self, prog: &Program, chosen: &[&Trace]) -> Result<(), ModelError> {
+        if super::relations::hang(prog, chosen).is_some() {
+            return Ok(());
+        }
         match skeleton(prog, self.obs, chosen)? {
             Some(s) => (self.f)(&s),
             None => Ok(()),
@@ -184,6 +191,11 @@ fn skeleton(
     Ok(Some(Skeleton {
         po: (0..n).map(rows).collect(),
         rmw: (0..n).map(|i| combo.rmw.row(i)).collect(),
+        syncbars: combo
+            .bar_syncs
+            .iter()
+            .map(|b| (0..n).map(|i| b.row(i)).collect())
+            .collect(),
         places,
         nlocs: combo.nlocs,
         addr,
