@@ -1,12 +1,13 @@
-//! Bounded mutation fuzzing of every reader of outside data: the litmus parser, result-set
-//! records and the `run.json` a replay reads. Inputs are seeded from `litmus/` and from a real
-//! result set written by the library, and mutated by a seeded generator, so a failure replays
-//! exactly.
+//! Bounded mutation fuzzing of every reader of outside data: the litmus parser, cat models
+//! (`--model FILE.cat`), result-set records and the `run.json` a replay reads. Inputs are
+//! seeded from `litmus/`, the built-in cat models and a real result set written by the
+//! library, and mutated by a seeded generator, so a failure replays exactly.
 //!
 //! Properties: no panic; no input takes more than [`SLOW`] (a watchdog aborts the process
 //! naming it); no input makes the process hold more than [`MEMORY_CAP`] (a counting allocator
 //! aborts likewise); every parse error points inside the text; every accepted test prints
-//! and parses back to itself; every refused record names its file.
+//! and parses back to itself; every model error names a line of its text; every refused
+//! record names its file.
 //!
 //! `PTX_LITMUS_FUZZ_INPUTS=N` sets the number of parser inputs (default 200,000: a few seconds
 //! in CI) and `PTX_LITMUS_FUZZ_SEED=S` another sequence; `scripts/fuzz` runs a long campaign.
@@ -324,4 +325,48 @@ fn result_set_and_replay_readers_survive_mutated_records() {
         read + refused
     );
     assert!(refused > 0);
+}
+
+#[test]
+fn the_cat_reader_survives_mutants_of_the_built_in_models() {
+    use ptx_litmus::cat;
+    watchdog();
+    let seeds = [cat::builtin::PTX_7_5, cat::builtin::PTX_6_0];
+    let sb = "litmus/sb/SB+fence.sc.gpu+fence.sc.gpu-rlx.litmus";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(sb);
+    let test = litmus::parse(&std::fs::read_to_string(&path).unwrap(), &path).unwrap();
+    let mut rng = Rng(seed(0xca7_f00d));
+    let (mut ran, mut refused) = (0u64, 0u64);
+    let started = Instant::now();
+    for i in 0..inputs() / 20 {
+        let mut text = seeds[i % seeds.len()].to_string();
+        for _ in 0..1 + rng.below(4) {
+            text = mutate(&text, seeds[rng.below(seeds.len())], &mut rng);
+        }
+        trying(&text);
+        let lines = text.split('\n').count();
+        // A model that loads is run on a test; an error either way names a line of the text.
+        let line = match cat::load(&text) {
+            Ok(model) => match cat::check::check(&model, &test) {
+                Ok(_) => {
+                    ran += 1;
+                    continue;
+                }
+                Err(cat::check::CheckError::Cat(e)) => e.line,
+                Err(e) => panic!("{e}\n{text}"),
+            },
+            Err(e) => e.line,
+        };
+        refused += 1;
+        assert!(
+            (1..=lines).contains(&line),
+            "line {line} of {lines}\n{text}"
+        );
+    }
+    eprintln!(
+        "fuzz: {} cat models in {:.1} s: {ran} ran on {sb}, {refused} refused with a line",
+        ran + refused,
+        started.elapsed().as_secs_f64(),
+    );
+    assert!(ran > 0 && refused > 0, "the mutator explores both sides");
 }

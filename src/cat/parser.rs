@@ -23,7 +23,11 @@ const KEYWORDS: &[&str] = &[
 /// Parses a model.
 pub fn parse(src: &str) -> Result<Model, CatError> {
     let toks = lex(src)?;
-    let mut p = Parser { toks, pos: 0 };
+    let mut p = Parser {
+        toks,
+        pos: 0,
+        nesting: 0,
+    };
     let mut title = Vec::new();
     while let Some(t) = p.peek() {
         match t {
@@ -48,9 +52,21 @@ pub fn parse(src: &str) -> Result<Model, CatError> {
     })
 }
 
+/// The deepest an expression may be, as a tree and as nesting in the text: deeper text is
+/// refused with its line rather than overflowing the stack of the parser or the evaluator.
+pub const MAX_DEPTH: usize = 200;
+
 struct Parser {
     toks: Vec<Token>,
     pos: usize,
+    /// How many expressions the parser is inside now.
+    nesting: usize,
+}
+
+/// An expression and its depth as a tree (a name is 1 deep).
+struct Tree {
+    e: Expr,
+    depth: usize,
 }
 
 fn is_kw(t: Option<&Tok>, kw: &str) -> bool {
@@ -197,34 +213,63 @@ impl Parser {
     }
 
     fn expr(&mut self) -> Result<Expr, CatError> {
-        self.binary(0)
+        Ok(self.binary(0)?.e)
+    }
+
+    /// An operator node over operands as deep as `depth`, refused past [`MAX_DEPTH`].
+    fn node(&self, e: Expr, depth: usize) -> Result<Tree, CatError> {
+        if depth >= MAX_DEPTH {
+            return Err(self.too_deep());
+        }
+        Ok(Tree {
+            e,
+            depth: depth + 1,
+        })
+    }
+
+    fn too_deep(&self) -> CatError {
+        CatError::at(
+            self.line(),
+            &format!("an expression nested more than {MAX_DEPTH} deep"),
+        )
     }
 
     /// Left-associative binary levels: `|`, `;`, `\`, `&`.
-    fn binary(&mut self, level: usize) -> Result<Expr, CatError> {
+    fn binary(&mut self, level: usize) -> Result<Tree, CatError> {
         const OPS: [Tok; 4] = [Tok::Bar, Tok::Semi, Tok::Bslash, Tok::Amp];
         if level == OPS.len() {
             return self.unary();
         }
-        let mut e = self.binary(level + 1)?;
+        let mut t = self.binary(level + 1)?;
         while self.eat(&OPS[level]) {
-            let r = Box::new(self.binary(level + 1)?);
-            let l = Box::new(e);
-            e = match level {
+            let r = self.binary(level + 1)?;
+            let depth = t.depth.max(r.depth);
+            let (l, r) = (Box::new(t.e), Box::new(r.e));
+            let e = match level {
                 0 => Expr::Union(l, r),
                 1 => Expr::Seq(l, r),
                 2 => Expr::Diff(l, r),
                 _ => Expr::Inter(l, r),
             };
+            t = self.node(e, depth)?;
         }
-        Ok(e)
+        Ok(t)
     }
 
-    fn unary(&mut self) -> Result<Expr, CatError> {
-        if self.eat(&Tok::Not) {
-            return Ok(Expr::Complement(Box::new(self.unary()?)));
-        }
-        self.postfix()
+    /// A prefix `~` or a postfix expression. Every recursion of the parser passes here, so
+    /// this is where its nesting is bounded.
+    fn unary(&mut self) -> Result<Tree, CatError> {
+        self.nesting += 1;
+        let t = if self.nesting > MAX_DEPTH {
+            Err(self.too_deep())
+        } else if self.eat(&Tok::Not) {
+            self.unary()
+                .and_then(|t| self.node(Expr::Complement(Box::new(t.e)), t.depth))
+        } else {
+            self.postfix()
+        };
+        self.nesting -= 1;
+        t
     }
 
     fn starts_primary(&self, k: usize) -> bool {
@@ -238,11 +283,10 @@ impl Parser {
         }
     }
 
-    fn postfix(&mut self) -> Result<Expr, CatError> {
-        let mut e = self.primary()?;
+    fn postfix(&mut self) -> Result<Tree, CatError> {
+        let mut t = self.primary()?;
         loop {
-            let b = Box::new(e.clone());
-            e = match self.peek() {
+            let wrap: fn(Box<Expr>) -> Expr = match self.peek() {
                 Some(Tok::Star) if self.starts_primary(1) => {
                     self.pos += 1;
                     // The right operand of a product is itself a postfix expression.
@@ -251,51 +295,58 @@ impl Parser {
                     } else {
                         self.primary()?
                     };
-                    Expr::Cartesian(b, Box::new(r))
+                    let depth = t.depth.max(r.depth);
+                    t = self.node(Expr::Cartesian(Box::new(t.e), Box::new(r.e)), depth)?;
+                    continue;
                 }
-                Some(Tok::Star | Tok::HatStar) => Expr::Star(b),
-                Some(Tok::Plus | Tok::HatPlus) => Expr::Plus(b),
-                Some(Tok::Opt) => Expr::Opt(b),
-                Some(Tok::Inv) => Expr::Inverse(b),
-                _ => return Ok(e),
+                Some(Tok::Star | Tok::HatStar) => Expr::Star,
+                Some(Tok::Plus | Tok::HatPlus) => Expr::Plus,
+                Some(Tok::Opt) => Expr::Opt,
+                Some(Tok::Inv) => Expr::Inverse,
+                _ => return Ok(t),
             };
-            if !matches!(e, Expr::Cartesian(..)) {
-                self.pos += 1;
-            }
+            self.pos += 1;
+            t = self.node(wrap(Box::new(t.e)), t.depth)?;
         }
     }
 
-    fn primary(&mut self) -> Result<Expr, CatError> {
+    fn primary(&mut self) -> Result<Tree, CatError> {
         match self.peek().cloned() {
             Some(Tok::LPar) => {
                 self.pos += 1;
-                let e = self.expr()?;
+                let t = self.binary(0)?;
                 self.expect(Tok::RPar, "`)`")?;
-                Ok(e)
+                Ok(t)
             }
             Some(Tok::LBrac) => {
                 self.pos += 1;
-                let e = self.expr()?;
+                let t = self.binary(0)?;
                 self.expect(Tok::RBrac, "`]`")?;
-                Ok(Expr::Identity(Box::new(e)))
+                self.node(Expr::Identity(Box::new(t.e)), t.depth)
             }
             Some(Tok::Name(n)) if !KEYWORDS.contains(&n.as_str()) => {
                 self.pos += 1;
                 if self.peek() != Some(&Tok::LPar) {
-                    return Ok(Expr::Name(n));
+                    return Ok(Tree {
+                        e: Expr::Name(n),
+                        depth: 1,
+                    });
                 }
                 self.pos += 1;
-                let arg = Box::new(self.expr()?);
+                let arg = self.binary(0)?;
                 self.expect(Tok::RPar, "`)`")?;
-                match n.as_str() {
-                    "domain" => Ok(Expr::Domain(arg)),
-                    "range" => Ok(Expr::Range(arg)),
-                    "toid" => Ok(Expr::Identity(arg)),
-                    _ => Err(CatError::at(
-                        self.line(),
-                        &format!("`{n}(...)`: function calls are not supported"),
-                    )),
-                }
+                let call: fn(Box<Expr>) -> Expr = match n.as_str() {
+                    "domain" => Expr::Domain,
+                    "range" => Expr::Range,
+                    "toid" => Expr::Identity,
+                    _ => {
+                        return Err(CatError::at(
+                            self.line(),
+                            &format!("`{n}(...)`: function calls are not supported"),
+                        ))
+                    }
+                };
+                self.node(call(Box::new(arg.e)), arg.depth)
             }
             _ => Err(self.err("expected an expression")),
         }
@@ -347,6 +398,29 @@ mod tests {
         assert!(e.message.contains("`)`"), "{}", e.message);
         assert!(parse("let f(x) = x").is_err());
         assert!(parse("include \"x.cat\"").is_err());
+    }
+
+    #[test]
+    fn text_nested_too_deep_is_refused_with_its_line_not_a_stack_overflow() {
+        let k = 100_000;
+        let deep = [
+            format!("{}po{}", "(".repeat(k), ")".repeat(k)),
+            format!("{}po{}", "[".repeat(k), "]".repeat(k)),
+            format!("po{}", "|po".repeat(k)),
+            format!("{}po", "~".repeat(k)),
+            format!("po{}", "+".repeat(k)),
+            format!("M{}", " * M".repeat(k)),
+            format!("{}po{}", "domain(".repeat(k), ")".repeat(k)),
+        ];
+        for body in deep {
+            let e = parse(&format!("M\n\nlet a = {body}\n")).unwrap_err();
+            assert_eq!(e.line, 3, "{}", e.message);
+            assert!(e.message.contains("200 deep"), "{}", e.message);
+        }
+        // At the bound a chain is read and evaluated (on the test thread's small stack).
+        let edge = |n: usize| format!("M\nlet a = po{}\nacyclic a as x\n", "|po".repeat(n));
+        assert!(crate::cat::load(&edge(MAX_DEPTH - 1)).is_ok());
+        assert!(parse(&edge(MAX_DEPTH)).is_err());
     }
 
     #[test]
