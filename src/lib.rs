@@ -18,6 +18,7 @@ pub mod codegen;
 pub mod fx;
 pub mod gen;
 pub mod harness;
+pub mod input;
 pub mod litmus;
 pub mod model;
 pub mod outcome;

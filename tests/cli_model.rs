@@ -1,6 +1,7 @@
 //! `check --model` and `model-diff` end to end: a built-in transcription or a `.cat` file judges
-//! a test (text and JSON name the model), a bad model file is refused with its line, and the
-//! differential command reports its counts and saves the tests that disagree.
+//! a test (text and JSON name the model), a bad model file is refused with its line (a binary
+//! or oversized one with its cause), and the differential command reports its counts and saves
+//! the tests that disagree.
 
 mod common;
 
@@ -70,6 +71,28 @@ fn a_bad_model_file_is_refused_with_its_line() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("bad.cat:3:"), "{err}");
+    // A model that is not text, or far larger than any model, is refused naming the cause.
+    let binary = d.join("binary.cat");
+    std::fs::write(&binary, b"M\nlet a = p\xffo\n").unwrap();
+    let huge = d.join("huge.cat");
+    std::fs::write(&huge, "(* *)\n".repeat(1 << 20)).unwrap();
+    for (file, cause) in [
+        (&binary, "binary.cat:2:10: invalid UTF-8 at byte offset 11"),
+        (
+            &huge,
+            "huge.cat: larger than 4194304 bytes; not a cat model",
+        ),
+    ] {
+        let out = bin()
+            .args(["check", "--model"])
+            .arg(file)
+            .arg(&d)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains(cause), "{err}");
+    }
     let out = bin()
         .args(["check", "--explain", "--model", "ptx-7.5"])
         .arg(&d)

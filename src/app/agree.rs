@@ -23,18 +23,7 @@ type Table = BTreeMap<String, (usize, Vec<(String, Verdict)>)>;
 
 /// The chosen column of every row, by test name; errors name the file and line.
 fn read_csv(path: &Path, column: &str) -> Result<BTreeMap<String, Verdict>, AppError> {
-    let size = std::fs::metadata(path)
-        .map_err(|e| format!("{}: cannot open: {e}", path.display()))?
-        .len();
-    if size > MAX_CSV_BYTES {
-        return Err(format!(
-            "{}: larger than {MAX_CSV_BYTES} bytes; not a results.csv",
-            path.display()
-        )
-        .into());
-    }
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text = crate::input::text_of(path, MAX_CSV_BYTES, "a results.csv")?;
     let mut lines = text.lines().enumerate();
     let header: Vec<&str> = lines
         .next()

@@ -11,9 +11,12 @@ use crate::harness::{self, Backend};
 use crate::results::{self, Parameters, RunRecord};
 use std::path::Path;
 
+/// The largest manifest read: `campaign/manifest.txt` is a few KiB.
+const MAX_MANIFEST_BYTES: u64 = 4 << 20;
+
 /// The manifest's steps.
 pub fn steps(path: &Path) -> Result<Vec<Step>, AppError> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let text = crate::input::text_of(path, MAX_MANIFEST_BYTES, "a campaign manifest")?;
     Ok(manifest::parse(&text, path)?)
 }
 

@@ -90,12 +90,15 @@ fn key(p: &Path) -> PathBuf {
     p.canonicalize().unwrap_or_else(|_| p.to_path_buf())
 }
 
+/// The largest expectations file read: `litmus/expectations.tsv` is about 40 KiB.
+const MAX_EXPECT_BYTES: u64 = 4 << 20;
+
 /// Runs `check --expect FILE` on PATHS (none: every test the file lists).
 pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     let file = args.expect.as_deref().expect("dispatched on --expect");
     let shown = file.display().to_string();
-    let text =
-        std::fs::read_to_string(file).map_err(|e| format!("--expect {shown}: cannot read: {e}"))?;
+    let text = crate::input::text_of(file, MAX_EXPECT_BYTES, "an expectations file")
+        .map_err(|e| format!("--expect {e}"))?;
     let (rows, bad) = parse(&text);
     let mut t = Tally::default();
     for (line, why) in &bad {

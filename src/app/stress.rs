@@ -44,11 +44,14 @@ pub fn tuned_cpu_options(args: &StressArgs) -> Result<BTreeMap<String, String>, 
     Ok(cpu.into_iter().map(|s| (s.key, s.value)).collect())
 }
 
+/// The largest settings file read: one line per stress key (a few hundred bytes).
+const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+
 /// A settings file's lines, each error as `file:line: cause`.
 fn read_settings(path: &Path, flag: &str) -> Result<Vec<Setting>, AppError> {
     let shown = path.display();
-    let text =
-        std::fs::read_to_string(path).map_err(|e| format!("{flag}{shown}: cannot read: {e}"))?;
+    let text = crate::input::text_of(path, MAX_SETTINGS_BYTES, "a settings file")
+        .map_err(|e| format!("{flag}{e}"))?;
     Ok(parse_settings(&text).map_err(|(line, e)| format!("{shown}:{line}: {e}"))?)
 }
 

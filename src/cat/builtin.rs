@@ -13,6 +13,9 @@ pub const PTX_6_0: &str = include_str!("../../models/ptx-v6.0.cat");
 /// The built-in model names, with their text.
 pub const NAMED: &[(&str, &str)] = &[("ptx-7.5", PTX_7_5), ("ptx-6.0", PTX_6_0)];
 
+/// The largest model file read: Dat3M's PTX models are about 5 KiB.
+const MAX_MODEL_BYTES: u64 = 4 << 20;
+
 /// A model chosen by `--model`: its name as given (a built-in name or a path) and the model.
 #[derive(Clone, Debug)]
 pub struct Chosen {
@@ -37,7 +40,7 @@ pub fn choose(spec: &str) -> Result<Chosen, String> {
                     names.join(", ")
                 ));
             }
-            std::fs::read_to_string(p).map_err(|e| format!("{spec}: {e}"))?
+            crate::input::text_of(p, MAX_MODEL_BYTES, "a cat model")?
         }
     };
     let model = load(&text).map_err(|e| format!("{spec}:{}: {}", e.line, e.message))?;

@@ -2,8 +2,8 @@
 
 use super::ast::Test;
 use super::error::ParseError;
+use crate::input::Unread;
 use std::collections::BTreeSet;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 /// The largest test file read, in bytes: the biggest published test is a few KiB, and a bound
@@ -13,26 +13,12 @@ pub const MAX_TEST_BYTES: u64 = 4 << 20;
 /// Reads and parses one test file; an unreadable, oversized or non-UTF-8 file is an error
 /// naming it (and, for bad UTF-8, the line, column and byte offset of the first bad byte).
 pub fn parse_file(path: &Path) -> Result<Test, ParseError> {
-    let mut bytes = Vec::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_TEST_BYTES + 1).read_to_end(&mut bytes))
-        .map_err(|e| ParseError::io(path, format!("cannot read: {e}")))?;
-    if bytes.len() as u64 > MAX_TEST_BYTES {
-        return Err(ParseError::io(
-            path,
-            format!("larger than {MAX_TEST_BYTES} bytes; not a litmus test"),
-        ));
-    }
-    let source = String::from_utf8(bytes).map_err(|e| {
-        let good = e.utf8_error().valid_up_to();
-        let text = String::from_utf8_lossy(&e.as_bytes()[..good]);
-        let line = text.matches('\n').count() + 1;
-        let column = text.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        ParseError::semantic(
-            path,
-            super::Pos { line, column },
-            format!("invalid UTF-8 at byte offset {good}"),
-        )
+    let source = crate::input::text(path, MAX_TEST_BYTES).map_err(|e| match e {
+        Unread::Utf8 { line, column, .. } => {
+            ParseError::semantic(path, super::Pos { line, column }, e.to_string())
+        }
+        Unread::TooLarge(_) => ParseError::io(path, format!("{e}; not a litmus test")),
+        Unread::Io(_) => ParseError::io(path, e.to_string()),
     })?;
     super::parse(&source, path)
 }
