@@ -8,8 +8,11 @@ use super::lower::{Program, Trace};
 use super::relations::Combo;
 use super::search::Choices;
 use super::ModelError;
+use crate::fx::FxHashMap;
 use crate::litmus::ast::Value;
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 
 /// What searches one combination.
 pub type Search = fn(&Combo, &Choices, &mut Collector) -> Result<(), ModelError>;
@@ -73,6 +76,10 @@ fn walk_with<V: Visitor>(
         traces,
         may_write,
         pairs,
+        runnable: RefCell::new(Runnable {
+            by_state: vec![FxHashMap::default(); traces.len()],
+            kept: 0,
+        }),
     };
     walk.walk(&mut Vec::with_capacity(traces.len()), Pairs::default(), v)
 }
@@ -177,12 +184,35 @@ impl Visitor for Checker<'_> {
     }
 }
 
+/// The most [`Runnable`] keeps, in trace indices (4 bytes) with each state counted as
+/// [`STATE_COST`] more: 64 MiB.
+const MAX_RUNNABLE_KEPT: usize = 1 << 24;
+/// What one state kept costs besides its indices (its key, pointer and table slot), in
+/// indices.
+const STATE_COST: usize = 16;
+
+/// A state of the walk, as far as which traces may run next depends on it: the pairs the
+/// traces chosen so far need and that neither they nor a later thread may give, and the
+/// pairs they give.
+type State = (u128, u128);
+
+/// The traces of each thread that may run after a state of the walk, by that state: the walk
+/// meets the same states (what the traces chosen so far still need, and what they give) again
+/// and again, so a thread's traces are tested once per state, not once per prefix.
+struct Runnable {
+    /// Per thread: (unmet needs, gives) to the indices, in order, of the traces that may run.
+    by_state: Vec<FxHashMap<State, Rc<[u32]>>>,
+    /// What is kept, at most [`MAX_RUNNABLE_KEPT`] (past it, lists are not kept).
+    kept: usize,
+}
+
 /// The walk over combinations: the traces and what later threads may write.
 struct Walk<'a> {
     prog: &'a Program,
     traces: &'a [Vec<Trace>],
     may_write: Vec<Vec<BTreeSet<Value>>>,
     pairs: Option<PairSets>,
+    runnable: RefCell<Runnable>,
 }
 
 impl<'a> Walk<'a> {
@@ -205,7 +235,8 @@ impl<'a> Walk<'a> {
             }
             return Ok(());
         }
-        for (i, t) in self.traces[k].iter().enumerate() {
+        for &i in self.runnable(k, chosen, so_far).iter() {
+            let i = i as usize;
             let with = match &self.pairs {
                 Some(ps) => {
                     let p = ps.of[k][i];
@@ -216,24 +247,51 @@ impl<'a> Walk<'a> {
                 }
                 None => so_far,
             };
-            if self.may_run(k, i, t, chosen, with) {
-                chosen.push(t);
-                if v.may_reach(chosen) {
-                    self.walk(chosen, with, v)?;
-                }
-                chosen.pop();
+            chosen.push(&self.traces[k][i]);
+            if v.may_reach(chosen) {
+                self.walk(chosen, with, v)?;
             }
+            chosen.pop();
         }
         Ok(())
     }
 
-    /// Whether every read of `t` (thread `k`, its trace `i`) may find a write of its value:
-    /// the initial one, one of the traces chosen so far or `t` (`with` holds what they write),
-    /// or one a later thread may make.
-    fn may_run(&self, k: usize, i: usize, t: &Trace, chosen: &[&Trace], with: Pairs) -> bool {
-        if let Some(ps) = &self.pairs {
-            return ps.of[k][i].needs & !(with.gives | ps.later[k + 1]) == 0;
+    /// The indices of thread `k`'s traces that may run after `chosen` (whose pairs are
+    /// `so_far`): every read of the traces so far and of the new one may still find a write of
+    /// its value among them, the initial values or what a later thread may write.
+    fn runnable(&self, k: usize, chosen: &[&Trace], so_far: Pairs) -> Rc<[u32]> {
+        let Some(ps) = &self.pairs else {
+            let ts = self.traces[k].iter().enumerate();
+            return ts
+                .filter(|(_, t)| self.may_run(k, t, chosen))
+                .map(|(i, _)| i as u32)
+                .collect();
+        };
+        let later = ps.later[k + 1];
+        // Whether a trace may run depends on the state only through these two sets.
+        let state = (so_far.needs & !so_far.gives & !later, so_far.gives);
+        if let Some(list) = self.runnable.borrow().by_state[k].get(&state) {
+            return list.clone();
         }
+        let list: Rc<[u32]> = ps.of[k]
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| (state.0 | p.needs) & !(state.1 | p.gives | later) == 0)
+            .map(|(i, _)| i as u32)
+            .collect();
+        let mut memo = self.runnable.borrow_mut();
+        let cost = list.len() + STATE_COST;
+        if memo.kept + cost <= MAX_RUNNABLE_KEPT {
+            memo.kept += cost;
+            memo.by_state[k].insert(state, list.clone());
+        }
+        list
+    }
+
+    /// Whether every read of `t` (of thread `k`) may find a write of its value: the initial
+    /// one, one of the traces `chosen` so far or `t`, or one a later thread may make (the
+    /// search through events, for traces that write more pairs than a set holds).
+    fn may_run(&self, k: usize, t: &Trace, chosen: &[&Trace]) -> bool {
         t.events.iter().filter(|e| e.is_read()).all(|e| {
             let (l, v) = (e.loc, e.value);
             self.prog.memories[l].init == v
@@ -292,9 +350,10 @@ mod tests {
         }
     }
 
-    /// The bit-set test of reads against writes and the event search it replaces (kept for
-    /// traces that write more pairs than a set holds) hand the walk's visitor the same
-    /// combinations, in the same order, for every hand-written test of the suite.
+    /// The bit-set test of reads against writes, with its lists of runnable traces kept per
+    /// state, and the event search it replaces (kept for traces that write more pairs than a
+    /// set holds) hand the walk's visitor the same combinations, in the same order, for every
+    /// hand-written test of the suite.
     #[test]
     fn pair_sets_and_the_event_search_keep_the_same_combinations() {
         let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("litmus");
