@@ -127,6 +127,19 @@ fn model_diff_reports_agreement_counts() {
         slowest.starts_with('6') || slowest.starts_with('7'),
         "{text}"
     );
+    // The slowest test's time, split between the two sides, which add up to it.
+    let line = slowest.lines().next().unwrap_or("");
+    let secs: Vec<f64> = line
+        .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter(|w| w.contains('.'))
+        .map(|w| w.parse().unwrap())
+        .collect();
+    assert!(
+        line.contains("(built-in checker ") && line.contains(", cat model "),
+        "{line}"
+    );
+    assert_eq!(secs.len(), 3, "{line}");
+    assert!((secs[0] - secs[1] - secs[2]).abs() < 0.002, "{line}");
 }
 
 #[test]

@@ -4,11 +4,12 @@
 
 use super::bar::Bar;
 use super::{bounded_check, interrupt, AppError, Exit};
-use crate::cat::builtin::choose;
-use crate::cat::differential::{compare_verdicts, random_test, Summary};
+use crate::cat::builtin::{choose, Chosen};
+use crate::cat::differential::{compare_with, random_test, Comparison, Seconds, Summary};
 use crate::cli::ModelDiffArgs;
+use crate::litmus::ast::Test;
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Runs the comparison and prints the summary; exit 1 when some test disagrees, 3 when
 /// stopped early by a signal (the summary covers the tests compared).
@@ -30,18 +31,11 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
         let (text, test) = random_test(args.seed, i);
         let name = format!("R{}-{i}", args.seed);
         bar.working_on(&name);
-        let began = Instant::now();
-        let compared = bounded_check::check(&test, limit)
-            .map_err(|e| format!("built-in {e}"))
-            .and_then(|b| {
-                let c = bounded_check::check_cat(&model, &test, limit)
-                    .map_err(|e| format!("cat {e}"))?;
-                Ok(compare_verdicts(&b, &c))
-            });
+        let (compared, secs) = compare(&model, &test, limit);
         if !matches!(&compared, Ok(c) if c.agrees()) {
             saved += save(args.save.as_deref(), &name, &text)?;
         }
-        s.add(&name, &text, compared, began.elapsed().as_secs_f64());
+        s.add(&name, &text, compared, secs);
         bar.done();
     }
     drop(bar);
@@ -68,6 +62,14 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
     } else {
         Exit::Finding
     })
+}
+
+/// Both sides on `test`, each bounded by `limit`, and the seconds each took.
+fn compare(model: &Chosen, test: &Test, limit: Duration) -> (Result<Comparison, String>, Seconds) {
+    compare_with(
+        || bounded_check::check(test, limit).map_err(|e| format!("built-in {e}")),
+        || bounded_check::check_cat(model, test, limit).map_err(|e| format!("cat {e}")),
+    )
 }
 
 /// Writes test `name`'s `text` into `dir`, when given, as `<name>.litmus`: how many it wrote.

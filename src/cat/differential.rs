@@ -10,6 +10,7 @@ use crate::model::ModelVerdict;
 use crate::outcome::Outcome;
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::time::Instant;
 
 /// Where the two sides differ on one test.
 #[derive(Clone, Debug, Default)]
@@ -40,9 +41,37 @@ impl Comparison {
 
 /// Compares the built-in checker with `model` on `test`.
 pub fn compare(model: &Model, test: &Test) -> Result<Comparison, String> {
-    let b = crate::model::check(test).map_err(|e| format!("built-in: {e}"))?;
-    let c = cat_check(model, test).map_err(|e| format!("model: {e}"))?;
-    Ok(compare_verdicts(&b, &c))
+    compare_timed(model, test).0
+}
+
+/// [`compare`], with the seconds each side took.
+fn compare_timed(model: &Model, test: &Test) -> (Result<Comparison, String>, Seconds) {
+    compare_with(
+        || crate::model::check(test).map_err(|e| format!("built-in: {e}")),
+        || cat_check(model, test).map_err(|e| format!("model: {e}")),
+    )
+}
+
+/// Runs the built-in side, then (when it decides the test) the cat side, and compares them:
+/// the comparison or the first side's error, and the seconds each took.
+pub fn compare_with(
+    builtin: impl FnOnce() -> Result<ModelVerdict, String>,
+    cat: impl FnOnce() -> Result<CatVerdict, String>,
+) -> (Result<Comparison, String>, Seconds) {
+    let start = Instant::now();
+    let b = builtin();
+    let mut secs = Seconds {
+        builtin: start.elapsed().as_secs_f64(),
+        cat: 0.0,
+    };
+    let b = match b {
+        Ok(b) => b,
+        Err(e) => return (Err(e), secs),
+    };
+    let start = Instant::now();
+    let c = cat();
+    secs.cat = start.elapsed().as_secs_f64();
+    (c.map(|c| compare_verdicts(&b, &c)), secs)
 }
 
 /// Where the built-in verdict `b` and the cat verdict `c` of one test differ.
@@ -86,8 +115,23 @@ pub struct Summary {
     pub classes: BTreeMap<String, (usize, String)>,
     /// Tests one side could not decide (too large), with the reason.
     pub undecided: Vec<String>,
-    /// The test that took longest (both sides), and its seconds.
-    pub slowest: Option<(String, f64)>,
+    /// The test that took longest (both sides), and the seconds of each side.
+    pub slowest: Option<(String, Seconds)>,
+}
+
+/// The seconds one test took the built-in checker and the cat model.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Seconds {
+    /// The built-in checker's.
+    pub builtin: f64,
+    /// The cat model's (0 when the built-in checker did not decide the test).
+    pub cat: f64,
+}
+
+impl Seconds {
+    fn total(self) -> f64 {
+        self.builtin + self.cat
+    }
 }
 
 /// Random test `index` of the stream of `seed`: its text and the parsed test.
@@ -103,23 +147,27 @@ pub fn run(model: &Model, seed: u64, count: u64) -> Summary {
     let mut s = Summary::default();
     for i in 0..count {
         let (text, test) = random_test(seed, i);
-        let start = std::time::Instant::now();
-        let compared = compare(model, &test);
-        s.add(
-            &format!("R{seed}-{i}"),
-            &text,
-            compared,
-            start.elapsed().as_secs_f64(),
-        );
+        let (compared, secs) = compare_timed(model, &test);
+        s.add(&format!("R{seed}-{i}"), &text, compared, secs);
     }
     s
 }
 
 impl Summary {
     /// Counts one test: `name`, its text, the comparison (or why a side did not decide it) and
-    /// the seconds both sides took.
-    pub fn add(&mut self, name: &str, text: &str, compared: Result<Comparison, String>, secs: f64) {
-        if self.slowest.as_ref().is_none_or(|(_, t)| secs > *t) {
+    /// the seconds each side took.
+    pub fn add(
+        &mut self,
+        name: &str,
+        text: &str,
+        compared: Result<Comparison, String>,
+        secs: Seconds,
+    ) {
+        if self
+            .slowest
+            .as_ref()
+            .is_none_or(|(_, t)| secs.total() > t.total())
+        {
             self.slowest = Some((name.to_string(), secs));
         }
         let c = match compared {
@@ -157,8 +205,13 @@ impl Summary {
                 }
             }
         }
-        if let Some((name, secs)) = &self.slowest {
-            out.push_str(&format!("  slowest test: {name}, {secs:.3} s\n"));
+        if let Some((name, s)) = &self.slowest {
+            out.push_str(&format!(
+                "  slowest test: {name}, {:.3} s (built-in checker {:.3} s, cat model {:.3} s)\n",
+                s.total(),
+                s.builtin,
+                s.cat
+            ));
         }
         for u in &self.undecided {
             out.push_str(&format!("  undecided: {u}\n"));
