@@ -221,6 +221,14 @@ fn corrupt_truncated_and_foreign_json_name_the_file() {
             "{what}: {msg}"
         );
     }
+    // Not UTF-8: the first bad byte is placed.
+    fs::write(&sb, b"{\"format\": \"\xff\"}").unwrap();
+    let msg = read_result_set(&dir).unwrap_err().to_string();
+    assert!(
+        msg.contains("SB.json")
+            && msg.contains("invalid UTF-8 at byte offset 12 (line 1, column 13)"),
+        "{msg}"
+    );
     // Right format tag, wrong shape: the missing field is named.
     fs::write(
         &sb,

@@ -4,6 +4,7 @@
 use super::error::ResultsError;
 use super::record::{RunRecord, TestRecord, RUN_FORMAT, SCHEMA_VERSION, TEST_FORMAT};
 use super::validate;
+use crate::input::Unread;
 use crate::litmus::file_stem;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -94,22 +95,35 @@ pub fn read_result_set(dir: &Path) -> Result<ResultSet, ResultsError> {
     })
 }
 
+/// The largest record read: a test's record holds its histogram, which few runs take past a
+/// few MiB; the bound keeps a mistaken folder (logs, a disk image) from filling memory.
+pub const MAX_RECORD_BYTES: u64 = 256 << 20;
+
 /// Reads one record, checking its `format` tag and `schema_version` before its shape, so that
 /// foreign JSON and newer schemas get their own messages rather than a missing-field error.
 pub fn read_record<T: DeserializeOwned>(path: &Path, format: &str) -> Result<T, ResultsError> {
-    let bytes = fs::read(path).map_err(|source| ResultsError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let value: serde_json::Value =
-        serde_json::from_slice(&bytes).map_err(|e| ResultsError::Json {
+    let text = crate::input::text(path, MAX_RECORD_BYTES).map_err(|e| match e {
+        Unread::Io(source) => ResultsError::Io {
             path: path.to_path_buf(),
-            message: if e.is_eof() {
-                format!("truncated: {e}")
-            } else {
-                e.to_string()
-            },
-        })?;
+            source,
+        },
+        Unread::TooLarge(_) => ResultsError::Foreign {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        },
+        Unread::Utf8 { line, column, .. } => ResultsError::Json {
+            path: path.to_path_buf(),
+            message: format!("{e} (line {line}, column {column})"),
+        },
+    })?;
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| ResultsError::Json {
+        path: path.to_path_buf(),
+        message: if e.is_eof() {
+            format!("truncated: {e}")
+        } else {
+            e.to_string()
+        },
+    })?;
     let found = value.get("format").and_then(|f| f.as_str());
     if found != Some(format) {
         return Err(ResultsError::Foreign {
