@@ -498,7 +498,12 @@ pub struct ModelDiffArgs {
     /// Print the first test of each class.
     #[arg(long)]
     pub examples: bool,
-    /// Write every test that disagrees or is undecided into DIR as `R<seed>-<index>.litmus`,
+    /// Use the barrier stream: each random test with every thread of one CTA meeting at
+    /// `bar.cta.sync` or `bar.cta.arrive`, once or twice, sometimes with a quorum (tests
+    /// `RB<seed>-<index>`: test `R<seed>-<index>` with the barriers added).
+    #[arg(long)]
+    pub barriers: bool,
+    /// Write every test that disagrees or is undecided into DIR as `R<seed>-<index>.litmus` (`RB…` in the barrier stream),
     /// to check it again alone (`check`, `check --model`) or hand it to another tool.
     #[arg(long, value_name = "DIR")]
     pub save: Option<PathBuf>,

@@ -5,7 +5,7 @@
 //! the long version and compares with any other `.cat` file.
 
 use ptx_litmus::cat::builtin::PTX_7_5;
-use ptx_litmus::cat::differential::{compare, run};
+use ptx_litmus::cat::differential::{compare, random_test, run};
 use ptx_litmus::cat::load;
 use ptx_litmus::litmus;
 use std::path::Path;
@@ -13,11 +13,34 @@ use std::path::Path;
 #[test]
 fn built_in_checker_and_own_v7_5_model_agree_on_random_tests() {
     let model = load(PTX_7_5).unwrap();
-    let s = run(&model, 2026, 150);
+    let s = run(&model, 2026, 150, false);
     eprint!("{}", s.report(true));
     assert!(s.undecided.is_empty(), "{}", s.report(false));
     assert!(s.tests == 150 && s.with_rmw > 40, "{}", s.report(false));
     assert_eq!(s.agree, s.tests, "{}", s.report(true));
+}
+
+/// The barrier stream: the same agreement, and the barriers matter: they take outcomes away
+/// from some tests (a barrier that synchronised nothing would pass the first check alone).
+#[test]
+fn built_in_checker_and_own_v7_5_model_agree_on_random_barrier_tests() {
+    let model = load(PTX_7_5).unwrap();
+    let s = run(&model, 2026, 60, true);
+    assert!(s.undecided.is_empty(), "{}", s.report(false));
+    assert_eq!(s.agree, s.tests, "{}", s.report(true));
+    let narrowed = (0..60)
+        .filter(|&i| {
+            let allowed = |barriers| {
+                let (_, t) = random_test(2026, i, barriers);
+                ptx_litmus::model::check(&t).unwrap().allowed.len()
+            };
+            allowed(true) < allowed(false)
+        })
+        .count();
+    assert!(
+        narrowed >= 10,
+        "barriers narrowed only {narrowed} of 60 tests"
+    );
 }
 
 /// M4, two `exch` of one location that each read the other's write, one `.cta` in another CTA

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 const MEANINGS: &[(&str, &str)] = &[
     ("arch", "architecture"),
     ("backend", "backend"),
+    ("barriers", "barrier stream"),
     ("bench-step", "bench-*.txt"),
     ("budget", "budget"),
     ("check", "compare"),

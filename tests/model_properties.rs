@@ -1,8 +1,12 @@
 //! Properties of the checker on small random tests from a deterministic generator: every SC
 //! outcome is allowed; strengthening an access or adding a fence never enlarges the allowed
-//! set; checking is deterministic.
+//! set; checking is deterministic. The two SC oracles (interleavings, axiomatic) also agree
+//! on every test with CTA barriers of `litmus/` and the corpus, and on random barrier tests.
 
-use ptx_litmus::litmus::ast::*;
+mod common;
+
+use ptx_litmus::cat::random::test_text;
+use ptx_litmus::litmus::{self, ast::*};
 use ptx_litmus::model::{check, sc_outcomes, sc_outcomes_axiomatic};
 use ptx_litmus::rng::Rng;
 
@@ -260,6 +264,78 @@ fn interleavings_and_the_axiomatic_sc_check_agree() {
         let b = sc_outcomes_axiomatic(&t).expect("axiomatic SC");
         assert_eq!(a, b, "{}: SC outcome sets differ\n{t:#?}", t.name);
     }
+}
+
+/// Whether `t` has a barrier, and whether one of them is a cluster barrier.
+fn barriers(t: &Test) -> (bool, bool) {
+    let bars: Vec<&Barrier> = t
+        .threads
+        .iter()
+        .flat_map(|th| &th.body)
+        .filter_map(|i| match i {
+            Instr::Barrier(b) => Some(b),
+            _ => None,
+        })
+        .collect();
+    let cluster = bars.iter().any(|b| !matches!(b, Barrier::Cta { .. }));
+    (!bars.is_empty(), cluster)
+}
+
+/// Both SC oracles on `t`; `false` when the interleavings pass their state budget.
+fn sc_oracles_agree_on(t: &Test) -> bool {
+    let a = match sc_outcomes(t) {
+        Ok(a) => a,
+        Err(ptx_litmus::model::ModelError::TooLarge { .. }) => return false,
+        Err(e) => panic!("{}: interleavings: {e}", t.name),
+    };
+    let b = sc_outcomes_axiomatic(t).expect("axiomatic SC");
+    assert_eq!(a, b, "{}: SC outcome sets differ", t.name);
+    true
+}
+
+/// The oracle property on the suite: every outcome of an SC interleaving of a test of
+/// `litmus/` or the corpus is one the model allows (a barrier that hangs in the model hangs
+/// in the interleavings too).
+#[test]
+fn every_sc_outcome_of_the_suite_is_allowed() {
+    let mut compared = 0;
+    for (p, t, _) in common::all_tests() {
+        let Ok(sc) = sc_outcomes(&t) else {
+            continue;
+        };
+        let allowed = check(&t).expect("checks").allowed;
+        let extra: Vec<_> = sc.difference(&allowed).collect();
+        assert!(
+            extra.is_empty(),
+            "{}: SC but not allowed: {extra:?}",
+            p.display()
+        );
+        compared += 1;
+    }
+    assert!(compared >= 200, "only {compared} tests compared");
+}
+
+#[test]
+fn both_sc_oracles_agree_on_tests_with_cta_barriers() {
+    let mut compared = 0;
+    for (p, t, _) in common::all_tests() {
+        let (any, cluster) = barriers(&t);
+        if any && !cluster {
+            assert!(sc_oracles_agree_on(&t), "{}: too large", p.display());
+            compared += 1;
+        }
+    }
+    assert!(compared >= 40, "only {compared} tests with CTA barriers");
+    let mut random = 0;
+    for i in 0..120 {
+        let text = test_text(5, i, true);
+        let t = litmus::parse(&text, std::path::Path::new("random.litmus")).expect("parses");
+        random += usize::from(sc_oracles_agree_on(&t));
+    }
+    assert!(
+        random >= 100,
+        "only {random} of 120 random barrier tests compared"
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@ use super::bar::Bar;
 use super::{bounded_check, interrupt, AppError, Exit};
 use crate::cat::builtin::{choose, Chosen};
 use crate::cat::differential::{compare_with, random_test, Comparison, Seconds, Summary};
+use crate::cat::random::test_name;
 use crate::cli::ModelDiffArgs;
 use crate::litmus::ast::Test;
 use std::path::Path;
@@ -28,8 +29,8 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
         if interrupt::requested() {
             break;
         }
-        let (text, test) = random_test(args.seed, i);
-        let name = format!("R{}-{i}", args.seed);
+        let (text, test) = random_test(args.seed, i, args.barriers);
+        let name = test_name(args.seed, i, args.barriers);
         bar.working_on(&name);
         let (compared, secs) = compare(&model, &test, limit);
         if !matches!(&compared, Ok(c) if c.agrees()) {
@@ -40,10 +41,15 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
     }
     drop(bar);
     println!(
-        "built-in checker vs {} ({}), seed {}, tests {}.., in {:.1} s",
+        "built-in checker vs {} ({}), seed {}{}, tests {}.., in {:.1} s",
         model.name,
         model.model.title,
         args.seed,
+        if args.barriers {
+            " (barrier stream)"
+        } else {
+            ""
+        },
         args.first,
         start.elapsed().as_secs_f64()
     );

@@ -3,6 +3,10 @@
 //! `red`, every semantics and scope, over two locations. Stores write values unique per
 //! location (at most three per location) so reads-from shows in the outcome; the condition names every register and
 //! location, so the allowed set is the whole final state.
+//!
+//! The barrier stream (`RB<seed>-<index>`) is the same test with a CTA barrier added: every
+//! thread of one CTA meets at `bar.cta.sync` or `bar.cta.arrive` (docs/barriers.md), once or
+//! twice, sometimes with a quorum, so every barrier group completes and no combination hangs.
 
 use crate::rng::Rng;
 
@@ -68,8 +72,17 @@ fn instr(rng: &mut Rng, t: &mut Thread, next_value: &mut [u32; 2]) -> String {
     }
 }
 
-/// The text of random test number `index` of the stream of `seed`.
-pub fn test_text(seed: u64, index: u64) -> String {
+/// The name of random test number `index` of the stream of `seed`: `R<seed>-<index>`, or
+/// `RB<seed>-<index>` in the barrier stream.
+pub fn test_name(seed: u64, index: u64, barriers: bool) -> String {
+    let stream = if barriers { "RB" } else { "R" };
+    format!("{stream}{seed}-{index}")
+}
+
+/// The text of random test number `index` of the stream of `seed` (with a CTA barrier in the
+/// barrier stream; the draws before it are those of the plain stream, so `RB7-3` is `R7-3`
+/// with barriers added).
+pub fn test_text(seed: u64, index: u64, barriers: bool) -> String {
     let mut rng = Rng::new(seed ^ index.wrapping_mul(0x2545_f491_4f6c_dd1d));
     let n = 2 + rng.below(3);
     let mut values = [0u32; 2];
@@ -86,7 +99,45 @@ pub fn test_text(seed: u64, index: u64) -> String {
             t.body.push(i);
         }
     }
-    render(&format!("R{seed}-{index}"), &threads)
+    if barriers {
+        add_barriers(&mut rng, &mut threads);
+    }
+    render(&test_name(seed, index, barriers), &threads)
+}
+
+/// Makes every thread of one CTA meet at a barrier (instance 1), once or twice: moves a
+/// second thread into the CTA when it holds one, makes each thread's barrier a `sync` or an
+/// `arrive` with at least one `sync` (arrivals alone wait for nothing), and gives one in four
+/// groups a quorum of two or more of its members. Every member reaches every round, so no
+/// combination hangs (the hang rules have their own tests in `litmus/barrier-quorum/`).
+fn add_barriers(rng: &mut Rng, threads: &mut [Thread]) {
+    let first = rng.below(threads.len());
+    let cta = threads[first].cta;
+    if threads.iter().filter(|t| t.cta == cta).count() < 2 {
+        let other = (first + 1 + rng.below(threads.len() - 1)) % threads.len();
+        threads[other].cta = cta;
+    }
+    let members: Vec<usize> = (0..threads.len())
+        .filter(|&i| threads[i].cta == cta)
+        .collect();
+    let rounds = if rng.below(4) == 0 { 2 } else { 1 };
+    let mut after = vec![0; threads.len()];
+    for _ in 0..rounds {
+        let quorum = (rng.below(4) == 0).then(|| 2 + rng.below(members.len() - 1));
+        let waits = 1 + rng.below((1 << members.len()) - 1);
+        for (k, &i) in members.iter().enumerate() {
+            let kind = if waits >> k & 1 == 1 {
+                "sync"
+            } else {
+                "arrive"
+            };
+            let operands = quorum.map_or("1".to_string(), |q| format!("1, 1, {q}"));
+            let body = &mut threads[i].body;
+            let at = after[i] + rng.below(body.len() + 1 - after[i]);
+            body.insert(at, format!("bar.cta.{kind} {operands}"));
+            after[i] = at + 1;
+        }
+    }
 }
 
 fn render(name: &str, threads: &[Thread]) -> String {
@@ -117,19 +168,56 @@ fn render(name: &str, threads: &[Thread]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::litmus;
+    use crate::litmus::{self, ast::Instr};
     use std::path::Path;
 
     #[test]
     fn tests_are_reproducible_parse_and_vary() {
-        let a = test_text(7, 3);
-        assert_eq!(a, test_text(7, 3));
-        assert_ne!(a, test_text(7, 4));
+        let a = test_text(7, 3, false);
+        assert_eq!(a, test_text(7, 3, false));
+        assert_ne!(a, test_text(7, 4, false));
         for i in 0..200 {
-            let t = test_text(1, i);
+            let t = test_text(1, i, false);
             let test = litmus::parse(&t, Path::new("random.litmus"))
                 .unwrap_or_else(|e| panic!("{e}\n{t}"));
             assert!((2..=4).contains(&test.threads.len()));
         }
+    }
+
+    /// A barrier test is its plain test with barriers added, met by two or more threads of
+    /// one CTA the same number of times, at least one of them waiting.
+    #[test]
+    fn barrier_tests_add_one_cta_barrier_to_the_plain_test() {
+        let (mut quorums, mut twice) = (0, 0);
+        for i in 0..300 {
+            let parse = |t: &str| {
+                litmus::parse(t, Path::new("random.litmus")).unwrap_or_else(|e| panic!("{e}\n{t}"))
+            };
+            let (plain, test) = (
+                parse(&test_text(3, i, false)),
+                parse(&test_text(3, i, true)),
+            );
+            let mut met = Vec::new();
+            for (p, t) in plain.threads.iter().zip(&test.threads) {
+                let (bars, rest): (Vec<&Instr>, Vec<&Instr>) =
+                    t.body.iter().partition(|x| matches!(x, Instr::Barrier(_)));
+                assert!(rest.into_iter().eq(&p.body), "{i}: {t:?}");
+                if !bars.is_empty() {
+                    met.push((t.place.cta, bars.len()));
+                }
+            }
+            assert!(
+                met.len() >= 2 && met.iter().all(|&m| m == met[0]),
+                "{i}: {met:?}"
+            );
+            let text = test_text(3, i, true);
+            assert!(text.contains("bar.cta.sync"), "{text}");
+            quorums += usize::from(text.contains(", 1, "));
+            twice += usize::from(met[0].1 == 2);
+        }
+        assert!(
+            quorums > 30 && twice > 30,
+            "{quorums} quorums, {twice} twice, of 300"
+        );
     }
 }

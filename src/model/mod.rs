@@ -104,8 +104,8 @@ fn check_within(
 }
 
 /// The outcomes some SC execution of `test` gives: from the interleaving enumerator; past its
-/// state budget, and for tests without barriers, from the axiomatic SC check over the same
-/// candidates (the two agree: see the property tests).
+/// state budget, and for tests without cluster barriers, from the axiomatic SC check over the
+/// same candidates (the two agree: see the property tests).
 fn sc_labels(
     test: &Test,
     prog: &lower::Program,
@@ -115,7 +115,7 @@ fn sc_labels(
 ) -> Result<BTreeSet<Outcome>, ModelError> {
     match sc::outcomes(prog, obs) {
         Ok(s) => Ok(s),
-        Err(ModelError::TooLarge { .. }) if !has_barriers(test) => {
+        Err(ModelError::TooLarge { .. }) if !has_cluster_barriers(test) => {
             axiomatic_sc(prog, obs, traces, watch)
         }
         Err(e) => Err(e),
@@ -166,11 +166,15 @@ pub fn decide_until(test: &Test, watch: Option<Arc<Watch>>) -> Result<Decision, 
     })
 }
 
-fn has_barriers(test: &Test) -> bool {
+fn has_cluster_barriers(test: &Test) -> bool {
+    use crate::litmus::ast::{Barrier, Instr};
     test.threads.iter().any(|t| {
-        t.body
-            .iter()
-            .any(|i| matches!(i, crate::litmus::ast::Instr::Barrier(_)))
+        t.body.iter().any(|i| {
+            matches!(
+                i,
+                Instr::Barrier(Barrier::ClusterArrive { .. } | Barrier::ClusterWait)
+            )
+        })
     })
 }
 
@@ -188,13 +192,13 @@ fn axiomatic_sc(
 }
 
 /// Every outcome of a sequentially consistent execution of `test` found axiomatically (a total
-/// coherence order with `po ∪ rf ∪ co ∪ fr` acyclic); barriers are not supported. A second
-/// oracle, compared with [`sc_outcomes`] in tests.
+/// coherence order with `po ∪ rf ∪ co ∪ fr` and the order of CTA barriers acyclic); cluster
+/// barriers are not supported. A second oracle, compared with [`sc_outcomes`] in tests.
 pub fn sc_outcomes_axiomatic(test: &Test) -> Result<BTreeSet<Outcome>, ModelError> {
-    if has_barriers(test) {
+    if has_cluster_barriers(test) {
         return Err(ModelError::Unsupported {
-            construct: "barriers".into(),
-            reason: "the axiomatic SC check does not model barriers".into(),
+            construct: "cluster barriers".into(),
+            reason: "the axiomatic SC check does not model cluster barriers".into(),
         });
     }
     let prog = lower::Program::new(test)?;

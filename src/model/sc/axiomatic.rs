@@ -1,8 +1,11 @@
 //! The axiomatic SC check, a second oracle beside the interleaving reference: a candidate is
 //! sequentially consistent when some total coherence order per location makes
 //! `po ∪ rf ∪ co ∪ fr` acyclic with no write between the halves of an RMW (Shasha–Snir).
-//! It enumerates over the same combinations of traces as the PTX search; barriers are not
-//! handled.
+//! It enumerates over the same combinations of traces as the PTX search. A CTA barrier
+//! orders everything before a synchronising barrier before each barrier waiting for it and
+//! what follows, per choice of the barriers a quorum synchronises (the checker's
+//! `bar_syncs`); cluster barriers are not handled (a relaxed arrival orders nothing in the
+//! model, but its wait still waits for it in an interleaving).
 
 use super::super::relation::{bit, members, Rel};
 use super::super::relations::Combo;
@@ -21,13 +24,47 @@ pub trait ScSink {
 
 /// Enumerates the sequentially consistent candidates of `combo` and reports them to `out`.
 pub fn run<S: ScSink>(combo: &Combo, choices: &Choices, out: &mut S) -> Result<(), ModelError> {
-    let mut rf_of = vec![usize::MAX; combo.len()];
-    ScSearch { combo, ch: choices }.rf(0, &mut rf_of, out)
+    for bar_sync in &combo.bar_syncs {
+        if out.settled() {
+            break;
+        }
+        let order = combo.po.union(&barrier_order(&combo.po, bar_sync));
+        let mut rf_of = vec![usize::MAX; combo.len()];
+        ScSearch {
+            combo,
+            ch: choices,
+            order: &order,
+        }
+        .rf(0, &mut rf_of, out)?;
+    }
+    Ok(())
+}
+
+/// The order CTA barriers impose on an interleaving. A barrier event stands for the moment
+/// its thread leaves it; the thread arrives right after its program-order predecessors. So
+/// every event before a barrier that synchronises comes before each barrier of another thread
+/// waiting for it, and before what follows that barrier. Two barriers that wait for each other
+/// stay unordered; crossed barriers (`PC-bar-sync-sync-3`) close a cycle through both.
+fn barrier_order(po: &Rel, bar_sync: &Rel) -> Rel {
+    let n = po.len();
+    let mut order = Rel::new(n);
+    for a in 0..n {
+        let after = members(bar_sync.row(a)).fold(0, |s, b| s | bit(b) | po.row(b));
+        if after == 0 {
+            continue;
+        }
+        for x in members(po.inverse_col(a)) {
+            order.set_row(x, order.row(x) | after);
+        }
+    }
+    order
 }
 
 struct ScSearch<'a> {
     combo: &'a Combo,
     ch: &'a Choices,
+    /// Program order with the order barriers impose.
+    order: &'a Rel,
 }
 
 /// What the coherence enumeration reads: per location its writes, reads-from and `po ∪ rf`.
@@ -58,7 +95,7 @@ impl ScSearch<'_> {
         }
         let combo = self.combo;
         let rf = self.ch.rf_rel(combo.len(), rf_of, self.ch.reads.len());
-        let porf = combo.po.union(&rf);
+        let porf = self.order.union(&rf);
         if porf.find_cycle().is_some() {
             out.candidate()?;
             return Ok(());
@@ -119,7 +156,7 @@ impl ScSearch<'_> {
     }
 
     /// A candidate with a total coherence order: SC unless an RMW is split or
-    /// `po ∪ rf ∪ co ∪ fr` has a cycle.
+    /// `po ∪ rf ∪ co ∪ fr` (with the barriers' order) has a cycle.
     fn leaf<S: ScSink>(&self, ctx: &CoCtx, co: &Rel, out: &mut S) -> Result<(), ModelError> {
         out.candidate()?;
         let mut closed = co.clone();

@@ -10,7 +10,8 @@
 //! leave at once, betting that the threads it waits for never arrive at that instance, and a
 //! path on which one of them later does is abandoned. A barrier with a quorum `Q` lets its
 //! thread go once `Q` threads of its CTA have arrived at its instance (the others
-//! synchronise with it or pass later). `barrier.cluster.wait` waits for the
+//! synchronise with it or pass later), and not before, even when no other thread can still
+//! arrive (the model's group hangs then). `barrier.cluster.wait` waits for the
 //! cluster's arrivals. Crossed barriers give no outcome, as in the model.
 
 pub mod axiomatic;
@@ -238,21 +239,34 @@ impl Explorer<'_> {
         s.core[self.lay.done(u)] != 0
     }
 
-    /// The threads that thread `t`, waiting at a CTA barrier, still waits for.
+    /// Whether thread `t` waits at a CTA barrier with a quorum that fewer threads of its CTA
+    /// than the quorum have reached: it waits, with no bet to leave, even when no other
+    /// thread can still arrive (the barrier hangs, as in the model).
+    fn quorum_unmet(&self, s: &St, t: usize) -> bool {
+        let place = self.prog.threads[t].place;
+        let Some((_, (key, k))) = s.waiting.iter().find(|(u, _)| *u == t) else {
+            return false;
+        };
+        let Some((_, q)) = s.quorums.iter().find(|(u, _)| *u == t) else {
+            return false;
+        };
+        let arrived = (0..self.lay.n)
+            .filter(|&u| {
+                self.prog.threads[u].place.same_cta(&place) && arrivals_at(s, u, *key) > *k
+            })
+            .count();
+        (arrived as Value) < *q
+    }
+
+    /// The threads that thread `t`, waiting at a CTA barrier, still waits for (none once a
+    /// quorum it waits for is met).
     fn awaited(&self, s: &St, t: usize) -> Vec<usize> {
         let place = self.prog.threads[t].place;
         let Some((_, (key, k))) = s.waiting.iter().find(|(u, _)| *u == t) else {
             return Vec::new();
         };
-        if let Some((_, q)) = s.quorums.iter().find(|(u, _)| *u == t) {
-            let arrived = (0..self.lay.n)
-                .filter(|&u| {
-                    self.prog.threads[u].place.same_cta(&place) && arrivals_at(s, u, *key) > *k
-                })
-                .count();
-            if arrived as Value >= *q {
-                return Vec::new();
-            }
+        if s.quorums.iter().any(|(u, _)| *u == t) && !self.quorum_unmet(s, t) {
+            return Vec::new();
         }
         (0..self.lay.n)
             .filter(|&u| {
@@ -268,7 +282,7 @@ impl Explorer<'_> {
     fn blocked(&self, s: &St, t: usize) -> bool {
         let place = self.prog.threads[t].place;
         let n = self.lay.n;
-        if !self.awaited(s, t).is_empty() {
+        if self.quorum_unmet(s, t) || !self.awaited(s, t).is_empty() {
             return true;
         }
         let k = s.core[self.lay.cl_waiting(t)];
@@ -313,7 +327,7 @@ impl Explorer<'_> {
                         .any(|&u| self.surely_arrives(u, inst.0, inst.1))
                 };
                 if let (false, Some(i)) = (
-                    awaited.is_empty(),
+                    awaited.is_empty() || self.quorum_unmet(s, t),
                     waiting.filter(|&i| !hopeless(s.waiting[i].1)),
                 ) {
                     let s2 = next.push_copy(s);
