@@ -101,13 +101,15 @@ pub enum Command {
     /// Install or list ptxas versions in the toolchain store (`.tools/`, or
     /// $PTX_LITMUS_TOOLCHAINS), for `sass --ptxas`.
     Toolchains(ToolchainsArgs),
-    /// Generate litmus tests from cycles (diy-style) or from a family file.
+    /// Generate litmus tests from cycles (diy-style), from a family file, or from the random
+    /// stream of `model-diff`.
     ///
     /// With FAMILIES (family.txt files, or folders searched for them; default
     /// litmus/generated), writes each family's tests into its folder (or --out/<family>),
     /// removing `.litmus` files the family no longer holds; --check compares instead and exits
-    /// 1 on any difference. With --cycle, prints the tests of one cycle pattern. The cycle
-    /// language and family files are described in docs/generated.md.
+    /// 1 on any difference. With --cycle, prints the tests of one cycle pattern. With --tests
+    /// N, writes random tests 0..N of --seed into --out. The cycle language and family files
+    /// are described in docs/generated.md, the random stream in docs/model.md.
     Gen(GenArgs),
     /// Compare the model's verdicts with a published cuda-litmus results.csv, row by row.
     ///
@@ -202,6 +204,17 @@ pub struct GenArgs {
     /// With --cycle: memory spaces, space-separated (global shared).
     #[arg(long, default_value = "global", requires = "cycle")]
     pub space: String,
+    /// Write random tests 0..N of the stream of --seed (those `model-diff` compares) into
+    /// --out as `R<seed>-<index>.litmus`, for `run`, `sass` or another tool.
+    #[arg(long, value_name = "N", requires = "out", conflicts_with_all = ["cycle", "check", "families"])]
+    pub tests: Option<u64>,
+    /// With --tests: the seed of the random stream.
+    #[arg(long, default_value_t = 1, requires = "tests")]
+    pub seed: u64,
+    /// With --tests: use the barrier stream (`RB<seed>-<index>`, each test with one CTA's
+    /// threads meeting at a CTA barrier).
+    #[arg(long, requires = "tests")]
+    pub barriers: bool,
 }
 
 /// Arguments of `agree`.

@@ -93,6 +93,29 @@ fn every_barrier_test_runs_and_shows_only_allowed_outcomes() {
     assert!(counted > 0);
 }
 
+/// The barrier stream of `model-diff` (one CTA's threads meeting at `sync` and `arrive`,
+/// once or twice, some with a quorum): every test runs and shows only allowed outcomes.
+#[test]
+fn random_barrier_tests_show_only_allowed_outcomes() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut bad = Vec::new();
+    for i in 0..40 {
+        let text = ptx_litmus::cat::random::test_text(17, i, true);
+        let test = ptx_litmus::litmus::parse(&text, Path::new("random.litmus")).unwrap();
+        let model = check(&test).unwrap_or_else(|e| panic!("{}: {e}", test.name));
+        let r = run(&test, Budget::Instances(2_000), 1_000);
+        assert_eq!(r.histogram.total(), r.info.instances, "{}", test.name);
+        let v = judge(&model, &r.histogram, &test.condition);
+        if v.status == Status::Violation {
+            bad.push(format!(
+                "{}: saw {:?}\n{text}",
+                test.name, r.histogram.counts
+            ));
+        }
+    }
+    assert!(bad.is_empty(), "violations:\n{}", bad.join("\n"));
+}
+
 #[test]
 fn a_loaded_barrier_count_synchronises_only_when_it_matches() {
     let Some(root) = corpus() else {

@@ -290,3 +290,28 @@ fn the_campaign_manifest_runs_every_family_once() {
         "campaign/manifest.txt's gen- steps and litmus/generated differ"
     );
 }
+
+/// `gen --tests` writes the random stream that `model-diff` compares, file by file.
+#[test]
+fn gen_tests_writes_the_random_stream_of_model_diff() {
+    let dir = fresh("gen-random");
+    let out = bin()
+        .args(["gen", "--tests", "5", "--seed", "3", "--barriers", "--out"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        ["RB3-0", "RB3-1", "RB3-2", "RB3-3", "RB3-4"].map(|n| format!("{n}.litmus"))
+    );
+    for i in 0..5 {
+        let written = std::fs::read_to_string(dir.join(format!("RB3-{i}.litmus"))).unwrap();
+        assert_eq!(written, ptx_litmus::cat::random::test_text(3, i, true));
+    }
+}

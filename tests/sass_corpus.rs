@@ -137,3 +137,34 @@ fn every_preset_s_kernels_keep_every_test_operation() {
         assert!(failures.is_empty(), "{name}:\n{}", failures.join("\n"));
     }
 }
+
+/// The random streams of `model-diff` (every semantics and scope of `ld`, `st`, `fence`,
+/// `atom`, `red`, and CTA barriers with quorums) give kernels that all pass the SASS check,
+/// none refused: every combination the generator draws is one the GPU can run.
+#[test]
+fn every_random_test_s_kernel_keeps_every_operation() {
+    if !tools_present("every_random_test_s_kernel_keeps_every_operation") {
+        return;
+    }
+    let mut kernels = Vec::new();
+    for barriers in [false, true] {
+        for i in 0..40 {
+            let text = ptx_litmus::cat::random::test_text(13, i, barriers);
+            let test = ptx_litmus::litmus::parse(&text, std::path::Path::new("random.litmus"))
+                .expect("the generator writes valid tests");
+            let k = kernel(&test).unwrap_or_else(|e| panic!("{}: {e}\n{text}", test.name));
+            kernels.push((test.name, k));
+        }
+    }
+    let refs: Vec<_> = kernels.iter().map(|(_, k)| k).collect();
+    let failures: Vec<String> = kernels
+        .iter()
+        .zip(sass::check_many(&refs, "sm_90"))
+        .filter_map(|((name, _), r)| match r {
+            Ok(c) if c.ok() => None,
+            Ok(c) => Some(format!("{name}: {}", c.errors().join("; "))),
+            Err(e) => Some(format!("{name}: {e}")),
+        })
+        .collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}

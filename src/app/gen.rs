@@ -2,6 +2,7 @@
 //! disk), or the tests of one cycle pattern printed.
 
 use super::{AppError, Exit};
+use crate::cat::random::{test_name, test_text};
 use crate::cli::GenArgs;
 use crate::gen::{Family, GenError, Generated};
 use crate::litmus::file_stem;
@@ -12,6 +13,9 @@ use std::path::{Path, PathBuf};
 pub fn run(args: &GenArgs) -> Result<Exit, AppError> {
     if let Some(pattern) = &args.cycle {
         return print_cycle(args, pattern);
+    }
+    if let (Some(n), Some(out)) = (args.tests, &args.out) {
+        return write_random(out, args.seed, n, args.barriers);
     }
     let roots = if args.families.is_empty() {
         vec![super::suite::root()?.join(crate::litmus::GENERATED_DIR)]
@@ -145,4 +149,19 @@ fn write(dir: &Path, wanted: &BTreeMap<String, &Generated>) -> Result<usize, App
         }
     }
     Ok(removed)
+}
+
+/// Writes random tests `0..n` of the stream of `seed` into `out`, one file each.
+fn write_random(out: &Path, seed: u64, n: u64, barriers: bool) -> Result<Exit, AppError> {
+    std::fs::create_dir_all(out).map_err(|e| format!("--out {}: {e}", out.display()))?;
+    for i in 0..n {
+        let file = out.join(format!("{}.litmus", test_name(seed, i, barriers)));
+        std::fs::write(&file, test_text(seed, i, barriers))
+            .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
+    }
+    println!(
+        "{n} random tests of seed {seed} written to {}",
+        out.display()
+    );
+    Ok(Exit::Success)
 }

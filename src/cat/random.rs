@@ -108,7 +108,7 @@ pub fn test_text(seed: u64, index: u64, barriers: bool) -> String {
 /// Makes every thread of one CTA meet at a barrier (instance 1), once or twice: moves a
 /// second thread into the CTA when it holds one, makes each thread's barrier a `sync` or an
 /// `arrive` with at least one `sync` (arrivals alone wait for nothing), and gives one in four
-/// groups a quorum of two or more of its members. Every member reaches every round, so no
+/// tests a quorum of two or more of its members, the same in both rounds. Every member reaches every round, so no
 /// combination hangs (the hang rules have their own tests in `litmus/barrier-quorum/`).
 fn add_barriers(rng: &mut Rng, threads: &mut [Thread]) {
     let first = rng.below(threads.len());
@@ -121,9 +121,10 @@ fn add_barriers(rng: &mut Rng, threads: &mut [Thread]) {
         .filter(|&i| threads[i].cta == cta)
         .collect();
     let rounds = if rng.below(4) == 0 { 2 } else { 1 };
+    // One quorum for every round: a hardware barrier has one thread count.
+    let quorum = (rng.below(4) == 0).then(|| 2 + rng.below(members.len() - 1));
     let mut after = vec![0; threads.len()];
     for _ in 0..rounds {
-        let quorum = (rng.below(4) == 0).then(|| 2 + rng.below(members.len() - 1));
         let waits = 1 + rng.below((1 << members.len()) - 1);
         for (k, &i) in members.iter().enumerate() {
             let kind = if waits >> k & 1 == 1 {
@@ -168,7 +169,11 @@ fn render(name: &str, threads: &[Thread]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::litmus::{self, ast::Instr};
+    use crate::litmus::{
+        self,
+        ast::{Barrier, Instr},
+    };
+    use std::collections::HashSet;
     use std::path::Path;
 
     #[test]
@@ -185,7 +190,8 @@ mod tests {
     }
 
     /// A barrier test is its plain test with barriers added, met by two or more threads of
-    /// one CTA the same number of times, at least one of them waiting.
+    /// one CTA the same number of times, at least one of them waiting, all with one quorum
+    /// (or none), so that the GPU can run it.
     #[test]
     fn barrier_tests_add_one_cta_barrier_to_the_plain_test() {
         let (mut quorums, mut twice) = (0, 0);
@@ -198,6 +204,7 @@ mod tests {
                 parse(&test_text(3, i, true)),
             );
             let mut met = Vec::new();
+            let mut quorum = HashSet::new();
             for (p, t) in plain.threads.iter().zip(&test.threads) {
                 let (bars, rest): (Vec<&Instr>, Vec<&Instr>) =
                     t.body.iter().partition(|x| matches!(x, Instr::Barrier(_)));
@@ -205,7 +212,13 @@ mod tests {
                 if !bars.is_empty() {
                     met.push((t.place.cta, bars.len()));
                 }
+                for b in bars {
+                    if let Instr::Barrier(Barrier::Cta { quorum: q, .. }) = b {
+                        quorum.insert(q.clone());
+                    }
+                }
             }
+            assert_eq!(quorum.len(), 1, "{i}: quorums {quorum:?}");
             assert!(
                 met.len() >= 2 && met.iter().all(|&m| m == met[0]),
                 "{i}: {met:?}"
