@@ -114,7 +114,7 @@ fn every_preset_s_kernels_keep_every_test_operation() {
         let mut kernels = Vec::new();
         for (path, test) in &tests {
             match ptx_litmus::codegen::build(test, &stress) {
-                Ok(k) => kernels.push((path, k)),
+                Ok(k) => kernels.push((path.display().to_string(), k)),
                 Err(e) if e.to_string().contains("no execution completes") => {}
                 Err(e) => panic!("{name}: {}: {e}", path.display()),
             }
@@ -124,16 +124,7 @@ fn every_preset_s_kernels_keep_every_test_operation() {
             "{name}: only {} kernels",
             kernels.len()
         );
-        let refs: Vec<_> = kernels.iter().map(|(_, k)| k).collect();
-        let failures: Vec<String> = kernels
-            .iter()
-            .zip(sass::check_many(&refs, "sm_90"))
-            .filter_map(|((path, _), r)| match r {
-                Ok(c) if c.ok() => None,
-                Ok(c) => Some(format!("{}: {}", path.display(), c.errors().join("; "))),
-                Err(e) => Some(format!("{}: {e}", path.display())),
-            })
-            .collect();
+        let failures = sass_failures(&kernels);
         assert!(failures.is_empty(), "{name}:\n{}", failures.join("\n"));
     }
 }
@@ -156,15 +147,20 @@ fn every_random_test_s_kernel_keeps_every_operation() {
             kernels.push((test.name, k));
         }
     }
+    let failures = sass_failures(&kernels);
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The SASS check of each labelled kernel for sm_90: every failure as `label: why`.
+fn sass_failures(kernels: &[(String, ptx_litmus::codegen::Kernel)]) -> Vec<String> {
     let refs: Vec<_> = kernels.iter().map(|(_, k)| k).collect();
-    let failures: Vec<String> = kernels
+    kernels
         .iter()
         .zip(sass::check_many(&refs, "sm_90"))
-        .filter_map(|((name, _), r)| match r {
+        .filter_map(|((label, _), r)| match r {
             Ok(c) if c.ok() => None,
-            Ok(c) => Some(format!("{name}: {}", c.errors().join("; "))),
-            Err(e) => Some(format!("{name}: {e}")),
+            Ok(c) => Some(format!("{label}: {}", c.errors().join("; "))),
+            Err(e) => Some(format!("{label}: {e}")),
         })
-        .collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
+        .collect()
 }
