@@ -373,11 +373,15 @@ fn litmus_is_the_bottom_layer() {
 #[test]
 fn the_generator_writes_tests_from_litmus_alone() {
     // gen turns cycles into `Test`s; it must not depend on the model it is checked against.
+    // Besides litmus it may use leaves such as `rng`, which use nothing of the crate.
     let all = crate_sources();
     let g = graph(&all, &module(""));
     let used = g.get("gen").cloned().unwrap_or_default();
     assert!(used.contains("litmus"), "gen's imports not read: {used:?}");
-    assert!(used.iter().all(|m| m == "litmus"), "gen uses {used:?}");
+    assert!(
+        used.iter().all(|m| m == "litmus" || !g.contains_key(m)),
+        "gen uses {used:?}"
+    );
 }
 
 #[test]

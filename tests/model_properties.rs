@@ -5,7 +5,7 @@
 
 mod common;
 
-use ptx_litmus::cat::random::test_text;
+use ptx_litmus::gen::random::test_text;
 use ptx_litmus::litmus::{self, ast::*};
 use ptx_litmus::model::{check, sc_outcomes, sc_outcomes_axiomatic};
 use ptx_litmus::rng::Rng;

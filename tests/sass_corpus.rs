@@ -140,7 +140,7 @@ fn every_random_test_s_kernel_keeps_every_operation() {
     let mut kernels = Vec::new();
     for barriers in [false, true] {
         for i in 0..40 {
-            let text = ptx_litmus::cat::random::test_text(13, i, barriers);
+            let text = ptx_litmus::gen::random::test_text(13, i, barriers);
             let test = ptx_litmus::litmus::parse(&text, std::path::Path::new("random.litmus"))
                 .expect("the generator writes valid tests");
             let k = kernel(&test).unwrap_or_else(|e| panic!("{}: {e}\n{text}", test.name));

@@ -2,8 +2,8 @@
 //! disk), or the tests of one cycle pattern printed.
 
 use super::{AppError, Exit};
-use crate::cat::random::{test_name, test_text};
 use crate::cli::GenArgs;
+use crate::gen::random::{test_name, test_text};
 use crate::gen::{Family, GenError, Generated};
 use crate::litmus::file_stem;
 use std::collections::BTreeMap;

@@ -4,7 +4,7 @@
 
 use super::ast::Model;
 use super::check::{check as cat_check, CatVerdict};
-use super::random::{test_name, test_text};
+use crate::gen::random::{test_name, test_text};
 use crate::litmus::{self, ast::Test};
 use crate::model::ModelVerdict;
 use crate::outcome::Outcome;

@@ -16,7 +16,6 @@ pub mod eval;
 pub mod lexer;
 pub mod matrix;
 pub mod parser;
-pub mod random;
 
 use std::fmt;
 

@@ -14,6 +14,7 @@ pub mod cycle;
 pub mod family;
 pub mod place;
 pub mod pldi26;
+pub mod random;
 pub mod skeleton;
 pub mod wide;
 
