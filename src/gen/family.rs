@@ -21,12 +21,17 @@
 //!
 //! A cuda-litmus family (`pldi26 KERNEL`) instead lists that project's axes, as its tuning
 //! files do: `tb`, `scope`, `variant`, `fence_scope`, `fence_variant`.
+//!
+//! A `random SEED COUNT` family holds tests `0..COUNT` of the random streams of `model-diff`
+//! named by the `stream` axis (`plain`, `barriers`; default `plain`), so that they run like any
+//! other suite.
 
 use super::annot::FenceKind;
-use super::build::{render, systematic_name, Generated, Space, Variant};
+use super::build::{finish, render, systematic_name, Generated, Space, Variant};
 use super::cycle::Cycle;
 use super::place::Place;
 use super::pldi26;
+use super::random;
 use super::wide;
 use super::GenError;
 use crate::litmus::ast::Scope;
@@ -50,9 +55,11 @@ pub struct Family {
     pub pldi26: Option<String>,
     /// Writer counts of widened IRIW tests, for an `iriw-wide` family.
     pub wide: Vec<usize>,
+    /// The seed and the number of tests, for a `random` family.
+    pub random: Option<(u64, u64)>,
 }
 
-const AXES: [&str; 8] = [
+const AXES: [&str; 9] = [
     "scope",
     "placement",
     "space",
@@ -61,6 +68,7 @@ const AXES: [&str; 8] = [
     "fence_scope",
     "fence_variant",
     "between",
+    "stream",
 ];
 
 impl Family {
@@ -89,10 +97,11 @@ impl Family {
         }
         let kinds = usize::from(!f.shapes.is_empty())
             + usize::from(f.pldi26.is_some())
-            + usize::from(!f.wide.is_empty());
+            + usize::from(!f.wide.is_empty())
+            + usize::from(f.random.is_some());
         if kinds != 1 {
             return Err(GenError::msg(
-                "a family has `shape` lines, one `pldi26` line or one `iriw-wide` line: one kind",
+                "a family has `shape` lines, or one `pldi26`, `iriw-wide` or `random` line: one kind",
             )
             .at(path, None));
         }
@@ -130,6 +139,7 @@ impl Family {
                     })
                     .collect::<Result<_, _>>()?;
             }
+            "random" => self.random = Some(random_line(&words)?),
             w if AXES.contains(&w) => {
                 if words.is_empty() {
                     return Err(GenError::msg(format!("`{w}` lists nothing")));
@@ -141,7 +151,7 @@ impl Family {
             }
             w => {
                 return Err(GenError::msg(format!(
-                    "unknown directive `{w}` (expected family, doc, shape, pldi26 or an axis: {})",
+                    "unknown directive `{w}` (expected family, doc, shape, pldi26, iriw-wide, random or an axis: {})",
                     AXES.join(", ")
                 )))
             }
@@ -257,7 +267,9 @@ impl Family {
 
     /// The family's tests, checked to have distinct names.
     pub fn generate(&self) -> Result<Vec<Generated>, GenError> {
-        let out = if self.wide.is_empty() {
+        let out = if let Some((seed, count)) = self.random {
+            self.random_tests(seed, count)
+        } else if self.wide.is_empty() {
             self.variants()?
                 .iter()
                 .map(render)
@@ -273,6 +285,32 @@ impl Family {
                     GenError::msg(format!("two variants are named {}", g.test.name))
                         .at(&self.path, None),
                 );
+            }
+        }
+        Ok(out)
+    }
+
+    /// Tests `0..count` of each random stream of `seed` the `stream` axis names.
+    fn random_tests(&self, seed: u64, count: u64) -> Result<Vec<Generated>, GenError> {
+        let mut out = Vec::new();
+        for stream in self.axis("stream", &["plain"]) {
+            let barriers = match stream.as_str() {
+                "plain" => false,
+                "barriers" => true,
+                s => {
+                    return Err(GenError::msg(format!(
+                        "stream `{s}`: expected plain or barriers"
+                    )))
+                }
+            };
+            for i in 0..count {
+                let name = random::test_name(seed, i, barriers);
+                let kind = if barriers { "barrier" } else { "plain" };
+                let note = format!(
+                    "model-diff's {kind} random test {i} of seed {seed}; family {}",
+                    self.name
+                );
+                out.push(finish(&name, &random::test_text(seed, i, barriers), &note)?);
             }
         }
         Ok(out)
@@ -295,6 +333,20 @@ impl Family {
             }
         }
         Ok(out)
+    }
+}
+
+/// The seed and count of a `random SEED COUNT` line.
+fn random_line(words: &[String]) -> Result<(u64, u64), GenError> {
+    let number = |w: &String| w.parse::<u64>().ok();
+    match words {
+        [seed, count] => match (number(seed), number(count)) {
+            (Some(s), Some(c)) if c <= 100_000 => Ok((s, c)),
+            _ => Err(GenError::msg(format!(
+                "random `{seed} {count}`: expected a seed and a count of at most 100000"
+            ))),
+        },
+        _ => Err(GenError::msg("`random` takes a seed and a count")),
     }
 }
 
@@ -423,5 +475,38 @@ mod tests {
         );
         let e = Family::parse("shape MP PodWW Rfe PodRR Fre\n", Path::new("f.txt")).unwrap_err();
         assert!(e.to_string().contains("no `family NAME` line"), "{e}");
+    }
+
+    #[test]
+    fn a_random_family_holds_the_streams_it_names() {
+        let f = Family::parse(
+            "family r\nrandom 4 3\nstream barriers plain\n",
+            Path::new("f.txt"),
+        )
+        .unwrap();
+        let names: Vec<String> = f
+            .generate()
+            .unwrap()
+            .into_iter()
+            .map(|g| g.test.name)
+            .collect();
+        assert_eq!(names, ["RB4-0", "RB4-1", "RB4-2", "R4-0", "R4-1", "R4-2"]);
+        for (text, line) in [
+            ("random 4\n", 2),
+            ("random 4 x\n", 2),
+            ("random 4 3\nstream odd\n", 0),
+            ("random 4 3\nshape MP PodWW Rfe PodRR Fre\n", 0),
+        ] {
+            let e = Family::parse(&format!("family r\n{text}"), Path::new("f.txt"))
+                .and_then(|f| f.generate())
+                .unwrap_err()
+                .to_string();
+            let at = if line == 0 {
+                "f.txt: ".to_string()
+            } else {
+                format!("f.txt:{line}: ")
+            };
+            assert!(e.starts_with(&at), "{text:?}: {e}");
+        }
     }
 }
