@@ -23,6 +23,9 @@ pub struct ProxySets {
     same_phys: Vec<Set>,
     /// Per memory access: the accesses of its virtual address through its proxy in its CTA.
     same_proxy_cta: Vec<Set>,
+    /// Whether every access is generic and no location has a second address: then base
+    /// causality between accesses of one location is all preserved.
+    plain: bool,
 }
 
 impl ProxySets {
@@ -37,6 +40,7 @@ impl ProxySets {
             same_vaddr: vec![0; n],
             same_phys: vec![0; n],
             same_proxy_cta: vec![0; n],
+            plain: false,
         };
         for (i, e) in events.iter().enumerate() {
             if e.is_memory() {
@@ -54,6 +58,7 @@ impl ProxySets {
                 s.relate(x, events, places);
             }
         }
+        s.plain = s.generic == s.memory && s.same_vaddr == s.same_phys;
         s
     }
 
@@ -96,7 +101,13 @@ impl ProxySets {
             }
             let row = cb.row(x) & self.same_phys[x];
             if row != 0 {
-                ppcb.set_row(x, self.preserved_row(x, row, cb));
+                // Generic accesses of one address: the rule's first case keeps the whole row.
+                let kept = if self.plain {
+                    row
+                } else {
+                    self.preserved_row(x, row, cb)
+                };
+                ppcb.set_row(x, kept);
             }
         }
         ppcb
