@@ -314,4 +314,18 @@ fn gen_tests_writes_the_random_stream_of_model_diff() {
         let written = std::fs::read_to_string(dir.join(format!("RB3-{i}.litmus"))).unwrap();
         assert_eq!(written, ptx_litmus::gen::random::test_text(3, i, true));
     }
+    // More than a stream's bound is refused before anything is written.
+    let too_many = fresh("gen-random-too-many");
+    let out = bin()
+        .args(["gen", "--tests", "100001", "--out"])
+        .arg(&too_many)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("at most 100000"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(!too_many.exists());
 }

@@ -341,9 +341,10 @@ fn random_line(words: &[String]) -> Result<(u64, u64), GenError> {
     let number = |w: &String| w.parse::<u64>().ok();
     match words {
         [seed, count] => match (number(seed), number(count)) {
-            (Some(s), Some(c)) if c <= 100_000 => Ok((s, c)),
+            (Some(s), Some(c)) if c <= random::MAX_TESTS => Ok((s, c)),
             _ => Err(GenError::msg(format!(
-                "random `{seed} {count}`: expected a seed and a count of at most 100000"
+                "random `{seed} {count}`: expected a seed and a count of at most {}",
+                random::MAX_TESTS
             ))),
         },
         _ => Err(GenError::msg("`random` takes a seed and a count")),

@@ -72,6 +72,9 @@ fn instr(rng: &mut Rng, t: &mut Thread, next_value: &mut [u32; 2]) -> String {
     }
 }
 
+/// The most tests a family or `gen --tests` writes from one stream: files, not a search.
+pub const MAX_TESTS: u64 = 100_000;
+
 /// The name of random test number `index` of the stream of `seed`: `R<seed>-<index>`, or
 /// `RB<seed>-<index>` in the barrier stream.
 pub fn test_name(seed: u64, index: u64, barriers: bool) -> String {
