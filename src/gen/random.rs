@@ -1,8 +1,8 @@
 //! Seeded random litmus tests for differential testing: 2–4 threads spread over three CTAs of
 //! one GPU, each with one to three of `ld`, `st`, `fence`, `atom` (`exch`, `add`, `cas`) and
 //! `red`, every semantics and scope, over two locations. Stores write values unique per
-//! location (at most three per location) so reads-from shows in the outcome; the condition names every register and
-//! location, so the allowed set is the whole final state.
+//! location (at most three per location) so reads-from shows in the outcome; the condition
+//! names every register and location, so the allowed set is the whole final state.
 //!
 //! The barrier stream (`RB<seed>-<index>`) is the same test with a CTA barrier added: every
 //! thread of one CTA meets at `bar.cta.sync` or `bar.cta.arrive` (docs/barriers.md), once or
@@ -111,8 +111,9 @@ pub fn test_text(seed: u64, index: u64, barriers: bool) -> String {
 /// Makes every thread of one CTA meet at a barrier (instance 1), once or twice: moves a
 /// second thread into the CTA when it holds one, makes each thread's barrier a `sync` or an
 /// `arrive` with at least one `sync` (arrivals alone wait for nothing), and gives one in four
-/// tests a quorum of two or more of its members, the same in both rounds. Every member reaches every round, so no
-/// combination hangs (the hang rules have their own tests in `litmus/barrier-quorum/`).
+/// tests a quorum of two or more of its members, the same in both rounds. Every member
+/// reaches every round, so no combination hangs (the hang rules have their own tests in
+/// `litmus/barrier-quorum/`).
 fn add_barriers(rng: &mut Rng, threads: &mut [Thread]) {
     let first = rng.below(threads.len());
     let cta = threads[first].cta;
