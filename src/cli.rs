@@ -215,6 +215,10 @@ pub struct GenArgs {
     /// threads meeting at a CTA barrier).
     #[arg(long, requires = "tests")]
     pub barriers: bool,
+    /// With --tests: use the proxy stream (`RP<seed>-<index>`, weak accesses through aliases
+    /// and other proxies, and proxy fences).
+    #[arg(long, requires = "tests", conflicts_with = "barriers")]
+    pub proxies: bool,
 }
 
 /// Arguments of `agree`.
@@ -516,6 +520,10 @@ pub struct ModelDiffArgs {
     /// `RB<seed>-<index>`: test `R<seed>-<index>` with the barriers added).
     #[arg(long)]
     pub barriers: bool,
+    /// Use the proxy stream: each random test with some weak accesses through a generic alias
+    /// or the surface, texture or constant proxy, and proxy fences (tests `RP<seed>-<index>`).
+    #[arg(long, conflicts_with = "barriers")]
+    pub proxies: bool,
     /// Write every test that disagrees or is undecided into DIR as `R<seed>-<index>.litmus` (`RB…` in the barrier stream),
     /// to check it again alone (`check`, `check --model`) or hand it to another tool.
     #[arg(long, value_name = "DIR")]
@@ -934,4 +942,28 @@ pub struct SassArgs {
     /// Overwrite matrix.md and matrix.json there.
     #[arg(long)]
     pub force: bool,
+}
+
+/// The random stream that `--barriers` and `--proxies` choose.
+fn stream(barriers: bool, proxies: bool) -> crate::gen::random::Stream {
+    use crate::gen::random::Stream;
+    match (barriers, proxies) {
+        (true, _) => Stream::Barriers,
+        (_, true) => Stream::Proxies,
+        _ => Stream::Plain,
+    }
+}
+
+impl ModelDiffArgs {
+    /// The random stream compared.
+    pub fn stream(&self) -> crate::gen::random::Stream {
+        stream(self.barriers, self.proxies)
+    }
+}
+
+impl GenArgs {
+    /// The random stream `--tests` writes.
+    pub fn stream(&self) -> crate::gen::random::Stream {
+        stream(self.barriers, self.proxies)
+    }
 }

@@ -7,13 +7,14 @@
 use ptx_litmus::cat::builtin::PTX_7_5;
 use ptx_litmus::cat::differential::{compare, random_test, run};
 use ptx_litmus::cat::load;
+use ptx_litmus::gen::random::Stream;
 use ptx_litmus::litmus;
 use std::path::Path;
 
 #[test]
 fn built_in_checker_and_own_v7_5_model_agree_on_random_tests() {
     let model = load(PTX_7_5).unwrap();
-    let s = run(&model, 2026, 150, false);
+    let s = run(&model, 2026, 150, Stream::Plain);
     eprint!("{}", s.report(true));
     assert!(s.undecided.is_empty(), "{}", s.report(false));
     assert!(s.tests == 150 && s.with_rmw > 40, "{}", s.report(false));
@@ -25,22 +26,42 @@ fn built_in_checker_and_own_v7_5_model_agree_on_random_tests() {
 #[test]
 fn built_in_checker_and_own_v7_5_model_agree_on_random_barrier_tests() {
     let model = load(PTX_7_5).unwrap();
-    let s = run(&model, 2026, 60, true);
+    let s = run(&model, 2026, 60, Stream::Barriers);
     assert!(s.undecided.is_empty(), "{}", s.report(false));
     assert_eq!(s.agree, s.tests, "{}", s.report(true));
     let narrowed = (0..60)
         .filter(|&i| {
-            let allowed = |barriers| {
-                let (_, t) = random_test(2026, i, barriers);
+            let allowed = |stream| {
+                let (_, t) = random_test(2026, i, stream);
                 ptx_litmus::model::check(&t).unwrap().allowed.len()
             };
-            allowed(true) < allowed(false)
+            allowed(Stream::Barriers) < allowed(Stream::Plain)
         })
         .count();
     assert!(
         narrowed >= 10,
         "barriers narrowed only {narrowed} of 60 tests"
     );
+}
+
+/// The proxy stream: the same agreement, and the proxies matter: reading or writing through
+/// an alias or another proxy changes the allowed outcomes of some tests.
+#[test]
+fn built_in_checker_and_own_v7_5_model_agree_on_random_proxy_tests() {
+    let model = load(PTX_7_5).unwrap();
+    let s = run(&model, 2026, 60, Stream::Proxies);
+    assert!(s.undecided.is_empty(), "{}", s.report(false));
+    assert_eq!(s.agree, s.tests, "{}", s.report(true));
+    let changed = (0..60)
+        .filter(|&i| {
+            let allowed = |stream| {
+                let (_, t) = random_test(2026, i, stream);
+                ptx_litmus::model::check(&t).unwrap().allowed
+            };
+            allowed(Stream::Proxies) != allowed(Stream::Plain)
+        })
+        .count();
+    assert!(changed >= 10, "proxies changed only {changed} of 60 tests");
 }
 
 /// M4, two `exch` of one location that each read the other's write, one `.cta` in another CTA

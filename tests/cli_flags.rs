@@ -65,6 +65,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ("save", "disagrees or is undecided"),
     ("sbatch", "#sbatch"),
     ("scope", "scopes"),
+    ("proxies", "proxy stream"),
     ("seed", "seed"),
     ("shape", "shape"),
     ("shapes", "bench shapes"),

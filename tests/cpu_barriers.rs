@@ -100,7 +100,8 @@ fn random_barrier_tests_show_only_allowed_outcomes() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut bad = Vec::new();
     for i in 0..40 {
-        let text = ptx_litmus::gen::random::test_text(17, i, true);
+        let text =
+            ptx_litmus::gen::random::test_text(17, i, ptx_litmus::gen::random::Stream::Barriers);
         let test = ptx_litmus::litmus::parse(&text, Path::new("random.litmus")).unwrap();
         let model = check(&test).unwrap_or_else(|e| panic!("{}: {e}", test.name));
         let r = run(&test, Budget::Instances(2_000), 1_000);

@@ -312,7 +312,10 @@ fn gen_tests_writes_the_random_stream_of_model_diff() {
     );
     for i in 0..5 {
         let written = std::fs::read_to_string(dir.join(format!("RB3-{i}.litmus"))).unwrap();
-        assert_eq!(written, ptx_litmus::gen::random::test_text(3, i, true));
+        assert_eq!(
+            written,
+            ptx_litmus::gen::random::test_text(3, i, ptx_litmus::gen::random::Stream::Barriers)
+        );
     }
     // More than a stream's bound is refused before anything is written.
     let too_many = fresh("gen-random-too-many");

@@ -5,7 +5,7 @@
 
 mod common;
 
-use ptx_litmus::gen::random::test_text;
+use ptx_litmus::gen::random::{test_text, Stream};
 use ptx_litmus::litmus::{self, ast::*};
 use ptx_litmus::model::{check, sc_outcomes, sc_outcomes_axiomatic};
 use ptx_litmus::rng::Rng;
@@ -328,7 +328,7 @@ fn both_sc_oracles_agree_on_tests_with_cta_barriers() {
     assert!(compared >= 40, "only {compared} tests with CTA barriers");
     let mut random = 0;
     for i in 0..120 {
-        let text = test_text(5, i, true);
+        let text = test_text(5, i, Stream::Barriers);
         let t = litmus::parse(&text, std::path::Path::new("random.litmus")).expect("parses");
         random += usize::from(sc_oracles_agree_on(&t));
     }

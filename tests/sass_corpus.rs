@@ -138,9 +138,10 @@ fn every_random_test_s_kernel_keeps_every_operation() {
         return;
     }
     let mut kernels = Vec::new();
-    for barriers in [false, true] {
+    use ptx_litmus::gen::random::{test_text, Stream};
+    for stream in [Stream::Plain, Stream::Barriers] {
         for i in 0..40 {
-            let text = ptx_litmus::gen::random::test_text(13, i, barriers);
+            let text = test_text(13, i, stream);
             let test = ptx_litmus::litmus::parse(&text, std::path::Path::new("random.litmus"))
                 .expect("the generator writes valid tests");
             let k = kernel(&test).unwrap_or_else(|e| panic!("{}: {e}\n{text}", test.name));

@@ -3,7 +3,7 @@
 
 use super::{AppError, Exit};
 use crate::cli::GenArgs;
-use crate::gen::random::{test_name, test_text, MAX_TESTS};
+use crate::gen::random::{test_name, test_text, Stream, MAX_TESTS};
 use crate::gen::{Family, GenError, Generated};
 use crate::litmus::file_stem;
 use std::collections::BTreeMap;
@@ -15,7 +15,7 @@ pub fn run(args: &GenArgs) -> Result<Exit, AppError> {
         return print_cycle(args, pattern);
     }
     if let (Some(n), Some(out)) = (args.tests, &args.out) {
-        return write_random(out, args.seed, n, args.barriers);
+        return write_random(out, args.seed, n, args.stream());
     }
     let roots = if args.families.is_empty() {
         vec![super::suite::root()?.join(crate::litmus::GENERATED_DIR)]
@@ -152,14 +152,14 @@ fn write(dir: &Path, wanted: &BTreeMap<String, &Generated>) -> Result<usize, App
 }
 
 /// Writes random tests `0..n` of the stream of `seed` into `out`, one file each.
-fn write_random(out: &Path, seed: u64, n: u64, barriers: bool) -> Result<Exit, AppError> {
+fn write_random(out: &Path, seed: u64, n: u64, stream: Stream) -> Result<Exit, AppError> {
     if n > MAX_TESTS {
         return Err(format!("--tests {n}: at most {MAX_TESTS} tests are written").into());
     }
     std::fs::create_dir_all(out).map_err(|e| format!("--out {}: {e}", out.display()))?;
     for i in 0..n {
-        let file = out.join(format!("{}.litmus", test_name(seed, i, barriers)));
-        std::fs::write(&file, test_text(seed, i, barriers))
+        let file = out.join(format!("{}.litmus", test_name(seed, i, stream)));
+        std::fs::write(&file, test_text(seed, i, stream))
             .map_err(|e| format!("cannot write {}: {e}", file.display()))?;
     }
     println!(

@@ -7,7 +7,7 @@ use super::{bounded_check, interrupt, AppError, Exit};
 use crate::cat::builtin::{choose, Chosen};
 use crate::cat::differential::{compare_with, random_test, Comparison, Seconds, Summary};
 use crate::cli::ModelDiffArgs;
-use crate::gen::random::test_name;
+use crate::gen::random::{test_name, Stream};
 use crate::litmus::ast::Test;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -29,8 +29,8 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
         if interrupt::requested() {
             break;
         }
-        let (text, test) = random_test(args.seed, i, args.barriers);
-        let name = test_name(args.seed, i, args.barriers);
+        let (text, test) = random_test(args.seed, i, args.stream());
+        let name = test_name(args.seed, i, args.stream());
         bar.working_on(&name);
         let (compared, secs) = compare(&model, &test, limit);
         if !matches!(&compared, Ok(c) if c.agrees()) {
@@ -45,10 +45,10 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
         model.name,
         model.model.title,
         args.seed,
-        if args.barriers {
-            " (barrier stream)"
-        } else {
-            ""
+        match args.stream() {
+            Stream::Plain => "",
+            Stream::Barriers => " (barrier stream)",
+            Stream::Proxies => " (proxy stream)",
         },
         args.first,
         start.elapsed().as_secs_f64()

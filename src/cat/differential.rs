@@ -4,7 +4,7 @@
 
 use super::ast::Model;
 use super::check::{check as cat_check, CatVerdict};
-use crate::gen::random::{test_name, test_text};
+use crate::gen::random::{test_name, test_text, Stream};
 use crate::litmus::{self, ast::Test};
 use crate::model::ModelVerdict;
 use crate::outcome::Outcome;
@@ -134,23 +134,21 @@ impl Seconds {
     }
 }
 
-/// Random test `index` of the stream of `seed` (the barrier stream with `barriers`): its
-/// text and the parsed test.
-pub fn random_test(seed: u64, index: u64, barriers: bool) -> (String, Test) {
-    let text = test_text(seed, index, barriers);
+/// Random test `index` of `stream` of `seed`: its text and the parsed test.
+pub fn random_test(seed: u64, index: u64, stream: Stream) -> (String, Test) {
+    let text = test_text(seed, index, stream);
     let test =
         litmus::parse(&text, Path::new("random.litmus")).expect("the generator writes valid tests");
     (text, test)
 }
 
-/// Compares the two sides on random tests `0..count` of the stream of `seed` (the barrier
-/// stream with `barriers`).
-pub fn run(model: &Model, seed: u64, count: u64, barriers: bool) -> Summary {
+/// Compares the two sides on random tests `0..count` of `stream` of `seed`.
+pub fn run(model: &Model, seed: u64, count: u64, stream: Stream) -> Summary {
     let mut s = Summary::default();
     for i in 0..count {
-        let (text, test) = random_test(seed, i, barriers);
+        let (text, test) = random_test(seed, i, stream);
         let (compared, secs) = compare_timed(model, &test);
-        s.add(&test_name(seed, i, barriers), &text, compared, secs);
+        s.add(&test_name(seed, i, stream), &text, compared, secs);
     }
     s
 }

@@ -23,8 +23,8 @@
 //! files do: `tb`, `scope`, `variant`, `fence_scope`, `fence_variant`.
 //!
 //! A `random SEED COUNT` family holds tests `0..COUNT` of the random streams of `model-diff`
-//! named by the `stream` axis (`plain`, `barriers`; default `plain`), so that they run like any
-//! other suite.
+//! named by the `stream` axis (`plain`, `barriers`, `proxies`; default `plain`), so that they
+//! run like any other suite.
 
 use super::annot::FenceKind;
 use super::build::{finish, render, systematic_name, Generated, Space, Variant};
@@ -294,23 +294,23 @@ impl Family {
     fn random_tests(&self, seed: u64, count: u64) -> Result<Vec<Generated>, GenError> {
         let mut out = Vec::new();
         for stream in self.axis("stream", &["plain"]) {
-            let barriers = match stream.as_str() {
-                "plain" => false,
-                "barriers" => true,
-                s => {
-                    return Err(GenError::msg(format!(
-                        "stream `{s}`: expected plain or barriers"
-                    )))
-                }
+            let Some(kind) = random::Stream::parse(&stream) else {
+                return Err(GenError::msg(format!(
+                    "stream `{stream}`: expected plain, barriers or proxies"
+                )));
+            };
+            let word = match kind {
+                random::Stream::Plain => "plain",
+                random::Stream::Barriers => "barrier",
+                random::Stream::Proxies => "proxy",
             };
             for i in 0..count {
-                let name = random::test_name(seed, i, barriers);
-                let kind = if barriers { "barrier" } else { "plain" };
                 let note = format!(
-                    "model-diff's {kind} random test {i} of seed {seed}; family {}",
+                    "model-diff's {word} random test {i} of seed {seed}; family {}",
                     self.name
                 );
-                out.push(finish(&name, &random::test_text(seed, i, barriers), &note)?);
+                let text = random::test_text(seed, i, kind);
+                out.push(finish(&random::test_name(seed, i, kind), &text, &note)?);
             }
         }
         Ok(out)

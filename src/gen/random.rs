@@ -7,6 +7,8 @@
 //! The barrier stream (`RB<seed>-<index>`) is the same test with a CTA barrier added: every
 //! thread of one CTA meets at `bar.cta.sync` or `bar.cta.arrive` (docs/barriers.md), once or
 //! twice, sometimes with a quorum, so every barrier group completes and no combination hangs.
+//! The proxy stream (`RP<seed>-<index>`) is the same test with weak accesses through aliases
+//! and other proxies, and proxy fences.
 
 use crate::rng::Rng;
 
@@ -75,17 +77,48 @@ fn instr(rng: &mut Rng, t: &mut Thread, next_value: &mut [u32; 2]) -> String {
 /// The most tests a family or `gen --tests` writes from one stream: files, not a search.
 pub const MAX_TESTS: u64 = 100_000;
 
-/// The name of random test number `index` of the stream of `seed`: `R<seed>-<index>`, or
-/// `RB<seed>-<index>` in the barrier stream.
-pub fn test_name(seed: u64, index: u64, barriers: bool) -> String {
-    let stream = if barriers { "RB" } else { "R" };
-    format!("{stream}{seed}-{index}")
+/// Which random stream: the plain tests, or the same tests with more.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stream {
+    /// `R<seed>-<index>`: `ld`, `st`, `fence`, `atom` and `red`.
+    Plain,
+    /// `RB<seed>-<index>`: the plain test with one CTA's threads meeting at a barrier.
+    Barriers,
+    /// `RP<seed>-<index>`: the plain test with some weak accesses through another proxy or a
+    /// generic alias, and proxy fences.
+    Proxies,
 }
 
-/// The text of random test number `index` of the stream of `seed` (with a CTA barrier in the
-/// barrier stream; the draws before it are those of the plain stream, so `RB7-3` is `R7-3`
-/// with barriers added).
-pub fn test_text(seed: u64, index: u64, barriers: bool) -> String {
+impl Stream {
+    /// The stream a family's `stream` word names.
+    pub fn parse(word: &str) -> Option<Stream> {
+        match word {
+            "plain" => Some(Stream::Plain),
+            "barriers" => Some(Stream::Barriers),
+            "proxies" => Some(Stream::Proxies),
+            _ => None,
+        }
+    }
+
+    /// The prefix of its tests' names.
+    fn prefix(self) -> &'static str {
+        match self {
+            Stream::Plain => "R",
+            Stream::Barriers => "RB",
+            Stream::Proxies => "RP",
+        }
+    }
+}
+
+/// The name of random test number `index` of `stream` of `seed`: `R<seed>-<index>`,
+/// `RB<seed>-<index>` in the barrier stream, `RP<seed>-<index>` in the proxy stream.
+pub fn test_name(seed: u64, index: u64, stream: Stream) -> String {
+    format!("{}{seed}-{index}", stream.prefix())
+}
+
+/// The text of random test number `index` of `stream` of `seed`. The draws of the plain test
+/// come first, so `RB7-3` and `RP7-3` are `R7-3` with barriers or proxies added.
+pub fn test_text(seed: u64, index: u64, stream: Stream) -> String {
     let mut rng = Rng::new(seed ^ index.wrapping_mul(0x2545_f491_4f6c_dd1d));
     let n = 2 + rng.below(3);
     let mut values = [0u32; 2];
@@ -102,10 +135,64 @@ pub fn test_text(seed: u64, index: u64, barriers: bool) -> String {
             t.body.push(i);
         }
     }
-    if barriers {
-        add_barriers(&mut rng, &mut threads);
+    let aliases = match stream {
+        Stream::Plain => Vec::new(),
+        Stream::Barriers => {
+            add_barriers(&mut rng, &mut threads);
+            Vec::new()
+        }
+        Stream::Proxies => add_proxies(&mut rng, &mut threads),
+    };
+    render(&test_name(seed, index, stream), &threads, &aliases)
+}
+
+/// The aliases of a location: a generic one (another virtual address) and one per proxy that
+/// weak accesses may use, with the instructions that read and write through each.
+const ALIASES: [(&str, &str, Option<&str>, Option<&str>); 4] = [
+    ("a", "generic", Some("ld.weak"), Some("st.weak")),
+    ("s", "surface", Some("suld.weak"), Some("sust.weak")),
+    ("t", "texture", Some("tld.weak"), None),
+    ("c", "constant", Some("cold.weak"), None),
+];
+
+/// Turns about three in four weak loads and stores into accesses through an alias of their
+/// location (generic, surface, texture or constant), and puts up to two proxy fences
+/// (`fence.proxy.{alias,surface,texture,constant}`) into random threads; returns the alias
+/// declarations used.
+fn add_proxies(rng: &mut Rng, threads: &mut [Thread]) -> Vec<String> {
+    let mut used = std::collections::BTreeSet::new();
+    for t in threads.iter_mut() {
+        for ins in &mut t.body {
+            let Some((op, rest)) = ins.split_once(' ') else {
+                continue;
+            };
+            let load = op == "ld.weak";
+            if !(load || op == "st.weak") || rng.below(4) == 0 {
+                continue;
+            }
+            let (suffix, proxy, ld, st) = ALIASES[rng.below(ALIASES.len())];
+            let Some(new_op) = (if load { ld } else { st }) else {
+                continue;
+            };
+            let (a, b) = rest.split_once(", ").expect("two operands");
+            let (a, b) = if load {
+                (a.to_string(), format!("{b}{suffix}"))
+            } else {
+                (format!("{a}{suffix}"), b.to_string())
+            };
+            let loc = if load { &b } else { &a };
+            let target = &loc[..loc.len() - suffix.len()];
+            used.insert(format!("{loc} @ {proxy} aliases {target}"));
+            *ins = format!("{new_op} {a}, {b}");
+        }
     }
-    render(&test_name(seed, index, barriers), &threads)
+    for _ in 0..rng.below(3) {
+        let fence = rng.pick(&["alias", "surface", "texture", "constant"]);
+        let t = rng.below(threads.len());
+        let at = rng.below(threads[t].body.len() + 1);
+        threads[t].body.insert(at, format!("fence.proxy.{fence}"));
+    }
+    used.into_iter().collect()
 }
 
 /// Makes every thread of one CTA meet at a barrier (instance 1), once or twice: moves a
@@ -145,8 +232,9 @@ fn add_barriers(rng: &mut Rng, threads: &mut [Thread]) {
     }
 }
 
-fn render(name: &str, threads: &[Thread]) -> String {
-    let mut s = format!("PTX {name}\n{{ x=0; y=0; }}\n");
+fn render(name: &str, threads: &[Thread], aliases: &[String]) -> String {
+    let declared: String = aliases.iter().map(|a| format!(" {a};")).collect();
+    let mut s = format!("PTX {name}\n{{ x=0; y=0;{declared} }}\n");
     let head: Vec<String> = (0..threads.len())
         .map(|i| format!("P{i}@cta {},gpu 0", threads[i].cta))
         .collect();
@@ -175,18 +263,18 @@ mod tests {
     use super::*;
     use crate::litmus::{
         self,
-        ast::{Barrier, Instr},
+        ast::{Barrier, Fence, Instr},
     };
     use std::collections::HashSet;
     use std::path::Path;
 
     #[test]
     fn tests_are_reproducible_parse_and_vary() {
-        let a = test_text(7, 3, false);
-        assert_eq!(a, test_text(7, 3, false));
-        assert_ne!(a, test_text(7, 4, false));
+        let a = test_text(7, 3, Stream::Plain);
+        assert_eq!(a, test_text(7, 3, Stream::Plain));
+        assert_ne!(a, test_text(7, 4, Stream::Plain));
         for i in 0..200 {
-            let t = test_text(1, i, false);
+            let t = test_text(1, i, Stream::Plain);
             let test = litmus::parse(&t, Path::new("random.litmus"))
                 .unwrap_or_else(|e| panic!("{e}\n{t}"));
             assert!((2..=4).contains(&test.threads.len()));
@@ -204,8 +292,8 @@ mod tests {
                 litmus::parse(t, Path::new("random.litmus")).unwrap_or_else(|e| panic!("{e}\n{t}"))
             };
             let (plain, test) = (
-                parse(&test_text(3, i, false)),
-                parse(&test_text(3, i, true)),
+                parse(&test_text(3, i, Stream::Plain)),
+                parse(&test_text(3, i, Stream::Barriers)),
             );
             let mut met = Vec::new();
             let mut quorum = HashSet::new();
@@ -227,7 +315,7 @@ mod tests {
                 met.len() >= 2 && met.iter().all(|&m| m == met[0]),
                 "{i}: {met:?}"
             );
-            let text = test_text(3, i, true);
+            let text = test_text(3, i, Stream::Barriers);
             assert!(text.contains("bar.cta.sync"), "{text}");
             quorums += usize::from(text.contains(", 1, "));
             twice += usize::from(met[0].1 == 2);
@@ -235,6 +323,40 @@ mod tests {
         assert!(
             quorums > 30 && twice > 30,
             "{quorums} quorums, {twice} twice, of 300"
+        );
+    }
+
+    /// A proxy test is its plain test with some weak accesses renamed to aliases and proxy
+    /// fences added; it declares the aliases it uses and no others.
+    #[test]
+    fn proxy_tests_rename_weak_accesses_and_add_proxy_fences() {
+        let (mut aliased, mut fenced) = (0, 0);
+        for i in 0..300 {
+            let parse = |t: &str| {
+                litmus::parse(t, Path::new("random.litmus")).unwrap_or_else(|e| panic!("{e}\n{t}"))
+            };
+            let text = test_text(3, i, Stream::Proxies);
+            let (plain, test) = (parse(&test_text(3, i, Stream::Plain)), parse(&text));
+            for (p, t) in plain.threads.iter().zip(&test.threads) {
+                let fences = t
+                    .body
+                    .iter()
+                    .filter(|x| matches!(x, Instr::Fence(Fence::Proxy(_))))
+                    .count();
+                assert_eq!(t.body.len(), p.body.len() + fences, "{text}");
+                fenced += fences;
+            }
+            for alias in text.split(';').filter(|d| d.contains(" aliases ")) {
+                let name = alias.split_whitespace().next().unwrap();
+                let uses = text.matches(&format!(" {name},")).count()
+                    + text.matches(&format!(", {name} ")).count();
+                assert!(uses > 0, "{name} declared, not used:\n{text}");
+                aliased += 1;
+            }
+        }
+        assert!(
+            aliased > 150 && fenced > 150,
+            "{aliased} aliases, {fenced} proxy fences"
         );
     }
 }
