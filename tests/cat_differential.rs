@@ -21,23 +21,30 @@ fn built_in_checker_and_own_v7_5_model_agree_on_random_tests() {
     assert_eq!(s.agree, s.tests, "{}", s.report(true));
 }
 
+/// The allowed outcomes of a test, as the built-in checker computes them.
+type Allowed = std::collections::BTreeSet<ptx_litmus::outcome::Outcome>;
+
+/// Checks that tests `0..60` of `stream` of seed 2026 agree with the own model, and counts
+/// those whose allowed set stands in `relation` to that of the same test in the plain stream.
+fn agreeing_stream(stream: Stream, relation: fn(&Allowed, &Allowed) -> bool) -> usize {
+    let model = load(PTX_7_5).unwrap();
+    let s = run(&model, 2026, 60, stream);
+    assert!(s.undecided.is_empty(), "{}", s.report(false));
+    assert_eq!(s.agree, s.tests, "{}", s.report(true));
+    let allowed = |i, stream| {
+        let (_, t) = random_test(2026, i, stream);
+        ptx_litmus::model::check(&t).unwrap().allowed
+    };
+    (0..60)
+        .filter(|&i| relation(&allowed(i, stream), &allowed(i, Stream::Plain)))
+        .count()
+}
+
 /// The barrier stream: the same agreement, and the barriers matter: they take outcomes away
 /// from some tests (a barrier that synchronised nothing would pass the first check alone).
 #[test]
 fn built_in_checker_and_own_v7_5_model_agree_on_random_barrier_tests() {
-    let model = load(PTX_7_5).unwrap();
-    let s = run(&model, 2026, 60, Stream::Barriers);
-    assert!(s.undecided.is_empty(), "{}", s.report(false));
-    assert_eq!(s.agree, s.tests, "{}", s.report(true));
-    let narrowed = (0..60)
-        .filter(|&i| {
-            let allowed = |stream| {
-                let (_, t) = random_test(2026, i, stream);
-                ptx_litmus::model::check(&t).unwrap().allowed.len()
-            };
-            allowed(Stream::Barriers) < allowed(Stream::Plain)
-        })
-        .count();
+    let narrowed = agreeing_stream(Stream::Barriers, |b, p| b.len() < p.len());
     assert!(
         narrowed >= 10,
         "barriers narrowed only {narrowed} of 60 tests"
@@ -48,19 +55,7 @@ fn built_in_checker_and_own_v7_5_model_agree_on_random_barrier_tests() {
 /// an alias or another proxy changes the allowed outcomes of some tests.
 #[test]
 fn built_in_checker_and_own_v7_5_model_agree_on_random_proxy_tests() {
-    let model = load(PTX_7_5).unwrap();
-    let s = run(&model, 2026, 60, Stream::Proxies);
-    assert!(s.undecided.is_empty(), "{}", s.report(false));
-    assert_eq!(s.agree, s.tests, "{}", s.report(true));
-    let changed = (0..60)
-        .filter(|&i| {
-            let allowed = |stream| {
-                let (_, t) = random_test(2026, i, stream);
-                ptx_litmus::model::check(&t).unwrap().allowed
-            };
-            allowed(Stream::Proxies) != allowed(Stream::Plain)
-        })
-        .count();
+    let changed = agreeing_stream(Stream::Proxies, |x, p| x != p);
     assert!(changed >= 10, "proxies changed only {changed} of 60 tests");
 }
 

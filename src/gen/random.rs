@@ -263,7 +263,7 @@ mod tests {
     use super::*;
     use crate::litmus::{
         self,
-        ast::{Barrier, Fence, Instr},
+        ast::{Barrier, Fence, Instr, Test},
     };
     use std::collections::HashSet;
     use std::path::Path;
@@ -281,6 +281,11 @@ mod tests {
         }
     }
 
+    /// The test `text` holds.
+    fn parse(text: &str) -> Test {
+        litmus::parse(text, Path::new("random.litmus")).unwrap_or_else(|e| panic!("{e}\n{text}"))
+    }
+
     /// A barrier test is its plain test with barriers added, met by two or more threads of
     /// one CTA the same number of times, at least one of them waiting, all with one quorum
     /// (or none), so that the GPU can run it.
@@ -288,9 +293,6 @@ mod tests {
     fn barrier_tests_add_one_cta_barrier_to_the_plain_test() {
         let (mut quorums, mut twice) = (0, 0);
         for i in 0..300 {
-            let parse = |t: &str| {
-                litmus::parse(t, Path::new("random.litmus")).unwrap_or_else(|e| panic!("{e}\n{t}"))
-            };
             let (plain, test) = (
                 parse(&test_text(3, i, Stream::Plain)),
                 parse(&test_text(3, i, Stream::Barriers)),
@@ -332,9 +334,6 @@ mod tests {
     fn proxy_tests_rename_weak_accesses_and_add_proxy_fences() {
         let (mut aliased, mut fenced) = (0, 0);
         for i in 0..300 {
-            let parse = |t: &str| {
-                litmus::parse(t, Path::new("random.litmus")).unwrap_or_else(|e| panic!("{e}\n{t}"))
-            };
             let text = test_text(3, i, Stream::Proxies);
             let (plain, test) = (parse(&test_text(3, i, Stream::Plain)), parse(&text));
             for (p, t) in plain.threads.iter().zip(&test.threads) {
