@@ -12,7 +12,7 @@ use ptx_litmus::gen::Family;
 use ptx_litmus::harness::Budget;
 use ptx_litmus::litmus::{
     self,
-    ast::{LocationKind, Proxy, Test},
+    ast::{LocationKind, Proxy, Quantifier, Test},
 };
 use ptx_litmus::model::check;
 use ptx_litmus::sass as optcheck;
@@ -156,6 +156,37 @@ fn sample() -> Vec<Test> {
         }
     }
     out
+}
+
+/// A test made from a cycle asks whether the cycle happens, and a cycle of program order and
+/// communication is what no sequentially consistent execution has: no SC outcome may satisfy
+/// the condition of any test of a cycle family (a test whose reads or final values were
+/// numbered against the cycle's coherence order would ask something else).
+#[test]
+fn no_sequentially_consistent_execution_makes_a_cycle_happen() {
+    let mut checked = 0;
+    for (path, fam) in families() {
+        if fam.random.is_some() || !fam.wide.is_empty() {
+            continue;
+        }
+        for g in fam.generate().unwrap_or_else(|e| panic!("{e}")) {
+            let t = &g.test;
+            let model = check(t).unwrap_or_else(|e| panic!("{}: {e}", t.name));
+            assert_eq!(t.condition.quantifier, Quantifier::Exists, "{}", t.name);
+            let sc = model
+                .sc
+                .iter()
+                .find(|o| o.satisfies(&model.observables, &t.condition.prop));
+            assert!(
+                sc.is_none(),
+                "{} ({}): the SC outcome {sc:?} makes the cycle happen",
+                t.name,
+                path.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 4000, "only {checked} tests of cycle families");
 }
 
 #[test]

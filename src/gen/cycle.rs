@@ -126,6 +126,11 @@ impl Edge {
         matches!(self.kind, EdgeKind::Com { external: true, .. })
     }
 
+    /// Whether the edge is a communication edge (`Rf`, `Fr`, `Co`), not program order.
+    pub fn is_com(&self) -> bool {
+        matches!(self.kind, EdgeKind::Com { .. })
+    }
+
     /// Whether the two events access different locations.
     pub fn changes_location(&self) -> bool {
         matches!(

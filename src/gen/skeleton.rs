@@ -5,7 +5,7 @@
 //! 1, 2, ... in coherence order along the cycle).
 
 use super::annot::Dir;
-use super::cycle::{Com, Cycle, EdgeKind};
+use super::cycle::{Com, Cycle, Edge, EdgeKind};
 use super::GenError;
 
 /// One event with its place in the test.
@@ -46,6 +46,7 @@ pub fn loc_name(i: usize) -> String {
 impl Skeleton {
     /// Places the events of `cycle`; an event whose value the cycle does not fix is an error.
     pub fn of(cycle: &Cycle) -> Result<Skeleton, GenError> {
+        check_shape(cycle)?;
         let n = cycle.edges.len();
         let mut thread = vec![0usize; n];
         for i in 1..n {
@@ -71,16 +72,43 @@ impl Skeleton {
     }
 }
 
-/// The order in which to walk the cycle so that every location's events come together: from
-/// the event after the first edge that changes location (or from event 0 when none does).
+/// The order in which to walk the cycle so that every location's events come together, and
+/// each location's writes in the coherence order its communication edges give: from the event
+/// after the first edge that changes location, or, in a cycle of one location, after its
+/// first program-order edge (the coherence order along the cycle is cut where program order,
+/// not coherence, closes it: `PosWR Fre Coe` has the read's write last, not first).
 fn walk_order(cycle: &Cycle) -> Vec<usize> {
     let n = cycle.edges.len();
     let start = cycle
         .edges
         .iter()
         .position(|e| e.changes_location())
+        .or_else(|| cycle.edges.iter().position(|e| !e.is_com()))
         .map_or(0, |i| (i + 1) % n);
     (0..n).map(|k| (start + k) % n).collect()
+}
+
+/// Refuses cycles that no test can make happen as written: one made of communication edges
+/// alone (coherence contradicts itself, with no program order to test), and one that changes
+/// location exactly once (it could not come back to the location it started from).
+fn check_shape(cycle: &Cycle) -> Result<(), GenError> {
+    if cycle.edges.iter().all(Edge::is_com) {
+        return Err(GenError::msg(
+            "the cycle has no program-order edge: communication alone cannot form a cycle",
+        ));
+    }
+    let changes: Vec<&Edge> = cycle
+        .edges
+        .iter()
+        .filter(|e| e.changes_location())
+        .collect();
+    if let [only] = changes[..] {
+        return Err(GenError::msg(format!(
+            "`{}` is the only edge between different locations, so the cycle cannot come back to its first location: use `Pos` instead or change location again",
+            only.text()
+        )));
+    }
+    Ok(())
 }
 
 /// Each event's location index, named in order of first appearance from event 0.
@@ -137,6 +165,8 @@ fn read_values(cycle: &Cycle, events: &mut [Event]) -> Result<(), GenError> {
         let out = cycle.edges[i];
         let prev = (i + n - 1) % n;
         let inc = cycle.edges[prev];
+        // With the walk cut at program order, the write after an `Fr` is the one after any
+        // write an `Rf` brings, so both agree on the value.
         events[i].value = match (out.kind, inc.kind) {
             (EdgeKind::Com { com: Com::Fr, .. }, _) => events[(i + 1) % n].value - 1,
             (_, EdgeKind::Com { com: Com::Rf, .. }) => events[prev].value,
@@ -190,6 +220,41 @@ mod tests {
         assert_eq!(
             summary(&corr)[1..],
             [(1, "x".to_string(), 1), (1, "x".to_string(), 0)]
+        );
+    }
+
+    #[test]
+    fn one_location_cycles_cut_coherence_at_program_order() {
+        // CoWR: the read's own write is coherence-last, and the read sees what precedes the
+        // other thread's write.
+        let s = skel("PosWR Fre Coe");
+        assert_eq!(
+            summary(&s),
+            [(0, "x".into(), 2), (0, "x".into(), 0), (1, "x".into(), 1)]
+        );
+        assert_eq!(s.finals, [(0, 2)]);
+        // CoRW2: the read sees the other thread's write, which then ends coherence.
+        let s = skel("Rfe PosRW Coe");
+        let values: Vec<i64> = s.events.iter().map(|e| e.value).collect();
+        assert_eq!((values, s.finals), (vec![2, 2, 1], vec![(0, 2)]));
+    }
+
+    #[test]
+    fn cycles_no_test_can_make_happen_are_refused() {
+        let e = |t: &str| {
+            Skeleton::of(&Cycle::parse(t).unwrap())
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(
+            e("Rfe Fre").contains("no program-order edge"),
+            "{}",
+            e("Rfe Fre")
+        );
+        let once = e("PodWW Rfe PosRR Fre");
+        assert!(
+            once.contains("`PodWW` is the only edge between different"),
+            "{once}"
         );
     }
 
