@@ -107,9 +107,11 @@ pub enum Command {
     /// With FAMILIES (family.txt files, or folders searched for them; default
     /// litmus/generated), writes each family's tests into its folder (or --out/<family>),
     /// removing `.litmus` files the family no longer holds; --check compares instead and exits
-    /// 1 on any difference. With --cycle, prints the tests of one cycle pattern. With --tests
-    /// N, writes random tests 0..N of --seed into --out. The cycle language and family files
-    /// are described in docs/generated.md, the random stream in docs/model.md.
+    /// 1 on any difference. With --cycle, prints the tests of one cycle pattern. With
+    /// --enumerate SIZE, prints (or with --out writes) the tests of every critical cycle of up
+    /// to SIZE edges over the --relax and --safe edges, as diy7's -size does. With --tests N,
+    /// writes random tests 0..N of --seed into --out. The cycle language and family files are
+    /// described in docs/generated.md, the random stream in docs/model.md.
     Gen(GenArgs),
     /// Compare the model's verdicts with a published cuda-litmus results.csv, row by row.
     ///
@@ -179,34 +181,56 @@ pub enum ToolchainsAction {
 
 /// Arguments of `gen`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("pattern").args(["cycle", "enumerate"])))]
 pub struct GenArgs {
     /// Family files, or folders searched recursively for `family.txt`.
     pub families: Vec<PathBuf>,
     /// Compare the generated tests with the files on disk instead of writing them.
-    #[arg(long, conflicts_with = "cycle")]
+    #[arg(long, conflicts_with = "pattern")]
     pub check: bool,
-    /// Write each family into DIR/<family> instead of beside its family file.
-    #[arg(long, value_name = "DIR", conflicts_with = "cycle")]
+    /// Write each family into DIR/<family> instead of beside its family file; with --cycle
+    /// or --enumerate, write the tests into DIR instead of printing them.
+    #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Print the tests of this cycle pattern (`PodWW Rfe {rlx|acq} PodRR Fre`) instead.
     #[arg(long, value_name = "PATTERN")]
     pub cycle: Option<String>,
-    /// With --cycle: the shape's name in test names.
-    #[arg(long, default_value = "C", requires = "cycle")]
-    pub shape: String,
-    /// With --cycle: scopes, space-separated.
-    #[arg(long, default_value = "gpu", requires = "cycle")]
+    /// With --cycle: the shape's name in test names (default: the cycle's classic name, such
+    /// as MP or IRIW, else its edges spelled out).
+    #[arg(long, requires = "cycle")]
+    pub shape: Option<String>,
+    /// Print (or with --out write) the tests of every critical cycle of 2 to SIZE edges
+    /// (at most 8) that uses a --relax edge and otherwise --safe ones.
+    #[arg(long, value_name = "SIZE", requires = "relax")]
+    pub enumerate: Option<String>,
+    /// With --enumerate: the edges every cycle uses one of, space-separated (`PodWR
+    /// Fence(sc)dWR`).
+    #[arg(long, value_name = "EDGES", requires = "enumerate")]
+    pub relax: Option<String>,
+    /// With --enumerate: the edges cycles may use besides, space-separated (`Rfe Fre Coe`).
+    #[arg(
+        long,
+        value_name = "EDGES",
+        default_value = "Rfe Fre Coe",
+        requires = "enumerate"
+    )]
+    pub safe: String,
+    /// With --enumerate: the most threads in a cycle.
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "enumerate")]
+    pub threads: usize,
+    /// With --cycle or --enumerate: scopes, space-separated.
+    #[arg(long, default_value = "gpu", requires = "pattern")]
     pub scope: String,
-    /// With --cycle: placements, space-separated (samewarp samecta diffcta samecluster
-    /// diffcluster TB_<groups> CL_<groups>).
-    #[arg(long, default_value = "diffcta", requires = "cycle")]
+    /// With --cycle or --enumerate: placements, space-separated (samewarp samecta diffcta
+    /// samecluster diffcluster TB_<groups> CL_<groups>).
+    #[arg(long, default_value = "diffcta", requires = "pattern")]
     pub placement: String,
-    /// With --cycle: memory spaces, space-separated (global shared).
-    #[arg(long, default_value = "global", requires = "cycle")]
+    /// With --cycle or --enumerate: memory spaces, space-separated (global shared).
+    #[arg(long, default_value = "global", requires = "pattern")]
     pub space: String,
     /// Write random tests 0..N of the stream of --seed (those `model-diff` compares) into
     /// --out as `R<seed>-<index>.litmus`, for `run`, `sass` or another tool.
-    #[arg(long, value_name = "N", requires = "out", conflicts_with_all = ["cycle", "check", "families"])]
+    #[arg(long, value_name = "N", requires = "out", conflicts_with_all = ["pattern", "check", "families"])]
     pub tests: Option<u64>,
     /// With --tests: the seed of the random stream.
     #[arg(long, default_value_t = 1, requires = "tests")]

@@ -51,12 +51,8 @@ fn totals(set: &ResultSet) -> Vec<(String, u64, String)> {
 #[test]
 fn shards_run_resume_and_merge_to_what_one_process_counts() {
     let root = scratch("shards");
-    let mut family: Vec<String> = std::fs::read_dir(common::root().join("litmus/sb"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .filter(|n| n.ends_with(".litmus"))
-        .collect();
-    family.sort();
+    let mut family = common::file_names(&common::root().join("litmus/sb"));
+    family.retain(|n| n.ends_with(".litmus"));
     // Shard 2 of 4 owns tests 2, 6, 10, ...: the second of them hangs, once.
     let hung = family[6].trim_end_matches(".litmus").to_string();
     let flags = format!("--iterations 2000 -o inject=hang:{hung}:0.2");

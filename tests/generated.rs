@@ -8,7 +8,9 @@ mod common;
 
 use common::*;
 use ptx_litmus::codegen::CodegenError;
-use ptx_litmus::gen::Family;
+use ptx_litmus::gen::cycle::Cycle;
+use ptx_litmus::gen::family::expand;
+use ptx_litmus::gen::{shapes, Family};
 use ptx_litmus::harness::Budget;
 use ptx_litmus::litmus::{
     self,
@@ -54,12 +56,8 @@ fn every_committed_family_regenerates_byte_for_byte() {
             path.display()
         );
         let tests = fam.generate().unwrap_or_else(|e| panic!("{e}"));
-        let mut on_disk: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".litmus"))
-            .collect();
-        on_disk.sort();
+        let mut on_disk = file_names(dir);
+        on_disk.retain(|n| n.ends_with(".litmus"));
         let mut wanted: Vec<String> = tests
             .iter()
             .map(|g| format!("{}.litmus", litmus::file_stem(&g.test.name)))
@@ -166,27 +164,62 @@ fn sample() -> Vec<Test> {
 fn no_sequentially_consistent_execution_makes_a_cycle_happen() {
     let mut checked = 0;
     for (path, fam) in families() {
-        if fam.random.is_some() || !fam.wide.is_empty() {
-            continue;
-        }
-        for g in fam.generate().unwrap_or_else(|e| panic!("{e}")) {
-            let t = &g.test;
-            let model = check(t).unwrap_or_else(|e| panic!("{}: {e}", t.name));
-            assert_eq!(t.condition.quantifier, Quantifier::Exists, "{}", t.name);
-            let sc = model
-                .sc
-                .iter()
-                .find(|o| o.satisfies(&model.observables, &t.condition.prop));
-            assert!(
-                sc.is_none(),
-                "{} ({}): the SC outcome {sc:?} makes the cycle happen",
-                t.name,
-                path.display()
-            );
-            checked += 1;
+        if fam.random.is_none() && fam.wide.is_empty() {
+            checked += assert_cycles_unreachable_under_sc(&fam, &path.display().to_string());
         }
     }
     assert!(checked >= 4000, "only {checked} tests of cycle families");
+}
+
+/// Asserts that no SC outcome of any test of `fam` satisfies its condition; returns how many
+/// tests it checked.
+fn assert_cycles_unreachable_under_sc(fam: &Family, what: &str) -> usize {
+    let tests = fam.generate().unwrap_or_else(|e| panic!("{e}"));
+    for g in &tests {
+        let t = &g.test;
+        let model = check(t).unwrap_or_else(|e| panic!("{}: {e}", t.name));
+        assert_eq!(t.condition.quantifier, Quantifier::Exists, "{}", t.name);
+        let sc = model
+            .sc
+            .iter()
+            .find(|o| o.satisfies(&model.observables, &t.condition.prop));
+        assert!(
+            sc.is_none(),
+            "{} ({what}): the SC outcome {sc:?} makes the cycle happen",
+            t.name
+        );
+    }
+    tests.len()
+}
+
+/// Every critical cycle of up to six edges over a broad pool (program order to the same and
+/// other locations, fences, dependencies, internal communication) is a test of the cycle: no
+/// SC execution makes it happen.
+#[test]
+fn every_enumerated_cycle_is_a_test_that_sc_never_passes() {
+    let text = "family broad\ncycles 6 4\n\
+        relax PodWR PodWW PodRR PodRW PosWR PosRR PosWW PosRW Fence(sc)dWR Fence(acq_rel)dRR \
+        DpAddrdR DpDatadW DpCtrldW\nsafe Rfe Fre Coe Rfi Fri Coi\n";
+    let fam = Family::parse(text, std::path::Path::new("broad")).unwrap();
+    let n = assert_cycles_unreachable_under_sc(&fam, "an enumeration");
+    assert!(n >= 600, "only {n} cycles");
+}
+
+/// The families name their shapes as the generator does: every cycle of a `shape` line has
+/// that classic name, so a name means the same cycle wherever it appears.
+#[test]
+fn family_shapes_carry_the_classic_names_of_their_cycles() {
+    let mut named = 0;
+    for (path, fam) in families() {
+        for (shape, pattern) in &fam.shapes {
+            for text in expand(pattern).unwrap() {
+                let c = Cycle::parse(&text).unwrap();
+                assert_eq!(&shapes::name(&c), shape, "{}: {text}", path.display());
+                named += 1;
+            }
+        }
+    }
+    assert!(named >= 100, "only {named} cycles");
 }
 
 #[test]
@@ -332,11 +365,7 @@ fn gen_tests_writes_the_random_stream_of_model_diff() {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
+    let names = file_names(&dir);
     assert_eq!(
         names,
         ["RB3-0", "RB3-1", "RB3-2", "RB3-3", "RB3-4"].map(|n| format!("{n}.litmus"))
@@ -362,4 +391,52 @@ fn gen_tests_writes_the_random_stream_of_model_diff() {
         text(&out.stderr)
     );
     assert!(!too_many.exists());
+}
+
+#[test]
+fn gen_enumerate_writes_every_cycle_of_the_pool_beside_other_files() {
+    let dir = fresh("gen-enumerate");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("mine.litmus"), "kept").unwrap();
+    let out = bin()
+        .args(["gen", "--enumerate", "4", "--relax", "PodWR Fence(sc)dWR"])
+        .args([
+            "--safe",
+            "Rfe Fre Coe PodWW",
+            "--placement",
+            "samecta diffcta",
+            "--out",
+        ])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let names = file_names(&dir);
+    // SB with no, one or two fences and R with or without one, in two placements.
+    assert_eq!(names.len(), 2 * (3 + 2) + 1, "{names:?}");
+    assert!(names.contains(&"mine.litmus".to_string()), "{names:?}");
+    for (shape, n) in [("R+", 4), ("SB+", 6)] {
+        let found = names.iter().filter(|f| f.starts_with(shape)).count();
+        assert_eq!(found, n, "{shape}: {names:?}");
+    }
+    // A size past the bound is refused with the reason, and --cycle names a classic shape.
+    let out = bin()
+        .args(["gen", "--enumerate", "9", "--relax", "PodWR"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("the size is a number in 2..=8"),
+        "{}",
+        text(&out.stderr)
+    );
+    let out = bin()
+        .args(["gen", "--cycle", "Fre Fence(sc)dWR Fre PodWR"])
+        .output()
+        .unwrap();
+    assert!(
+        text(&out.stdout).starts_with("PTX SB+"),
+        "{}",
+        text(&out.stdout)
+    );
 }

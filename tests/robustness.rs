@@ -503,10 +503,7 @@ fn a_record_the_disk_refuses_stops_the_run_and_keeps_what_was_written() {
         "{err}"
     );
     let limited = set_dir(&dir, "limited");
-    let left: Vec<String> = std::fs::read_dir(limited.join("tests"))
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
+    let left = common::file_names(&limited.join("tests"));
     assert_eq!(
         left,
         ["2+2W+fence.acq_rel.gpu+fence.acq_rel.gpu.json"],

@@ -1,10 +1,13 @@
 //! `ptx-litmus gen`: family files to litmus files (written, or compared with what is on
-//! disk), or the tests of one cycle pattern printed.
+//! disk), the tests of one cycle pattern or of an enumeration of cycles printed, or random
+//! tests written.
 
 use super::{AppError, Exit};
 use crate::cli::GenArgs;
+use crate::gen::cycle::Cycle;
+use crate::gen::family::expand;
 use crate::gen::random::{test_name, test_text, Stream, MAX_TESTS};
-use crate::gen::{Family, GenError, Generated};
+use crate::gen::{shapes, Family, GenError, Generated};
 use crate::litmus::file_stem;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -13,6 +16,9 @@ use std::path::{Path, PathBuf};
 pub fn run(args: &GenArgs) -> Result<Exit, AppError> {
     if let Some(pattern) = &args.cycle {
         return print_cycle(args, pattern);
+    }
+    if let Some(size) = &args.enumerate {
+        return enumerate(args, size);
     }
     if let (Some(n), Some(out)) = (args.tests, &args.out) {
         return write_random(out, args.seed, n, args.stream());
@@ -64,15 +70,51 @@ pub fn run(args: &GenArgs) -> Result<Exit, AppError> {
     Ok(if differ { Exit::Finding } else { Exit::Success })
 }
 
+/// Prints the tests of one cycle pattern, each named after `--shape` or its own shape.
 fn print_cycle(args: &GenArgs, pattern: &str) -> Result<Exit, AppError> {
-    let text = format!(
-        "family cycle\nshape {} {pattern}\nscope {}\nplacement {}\nspace {}\n",
-        args.shape, args.scope, args.placement, args.space
-    );
-    let family = Family::parse(&text, Path::new("--cycle"))?;
-    for g in family.generate()? {
-        println!("{}", g.text);
+    let mut text = String::from("family cycle\n");
+    for cycle in expand(pattern)? {
+        let shape = match &args.shape {
+            Some(s) => s.clone(),
+            None => shapes::name(&Cycle::parse(&cycle)?),
+        };
+        text.push_str(&format!("shape {shape} {cycle}\n"));
     }
+    print_family(args, &text, "--cycle")
+}
+
+/// Prints (or writes into `--out`) the tests of every cycle of up to `size` edges.
+fn enumerate(args: &GenArgs, size: &str) -> Result<Exit, AppError> {
+    let text = format!(
+        "family enumerate\ncycles {size} {}\nrelax {}\nsafe {}\n",
+        args.threads,
+        args.relax.as_deref().unwrap_or_default(),
+        args.safe
+    );
+    print_family(args, &text, "--enumerate")
+}
+
+/// Prints the tests of family `text` (whose lines come from the flag `what`) under the
+/// command line's axes, or with `--out` writes them there.
+fn print_family(args: &GenArgs, text: &str, what: &str) -> Result<Exit, AppError> {
+    let text = format!(
+        "{text}scope {}\nplacement {}\nspace {}\n",
+        args.scope, args.placement, args.space
+    );
+    let tests = Family::parse(&text, Path::new(what))?.generate()?;
+    let Some(out) = &args.out else {
+        for g in tests {
+            println!("{}", g.text);
+        }
+        return Ok(Exit::Success);
+    };
+    // Other files in the folder are left alone: it is the user's, not a family's.
+    std::fs::create_dir_all(out).map_err(|e| format!("--out {}: {e}", out.display()))?;
+    for g in &tests {
+        let p = out.join(format!("{}.litmus", file_stem(&g.test.name)));
+        std::fs::write(&p, &g.text).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    }
+    println!("{} tests written to {}", tests.len(), out.display());
     Ok(Exit::Success)
 }
 

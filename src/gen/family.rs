@@ -22,6 +22,12 @@
 //! A cuda-litmus family (`pldi26 KERNEL`) instead lists that project's axes, as its tuning
 //! files do: `tb`, `scope`, `variant`, `fence_scope`, `fence_variant`.
 //!
+//! A `cycles SIZE [THREADS]` family holds every critical cycle of up to SIZE edges and THREADS
+//! threads (default 4) that uses an edge of its `relax` line and otherwise those of its `safe`
+//! line (diy7's `-size`, `-relax`, `-safe`; see [`super::enumerate`]), each under its classic
+//! shape name or its edges spelled out ([`super::shapes`]), across the family's axes; a grouping
+//! placement (`TB_01_2`) applies to the cycles of its thread count.
+//!
 //! A `random SEED COUNT` family holds tests `0..COUNT` of the random streams of `model-diff`
 //! named by the `stream` axis (`plain`, `barriers`, `proxies`; default `plain`), so that they
 //! run like any other suite.
@@ -29,9 +35,11 @@
 use super::annot::FenceKind;
 use super::build::{finish, render, systematic_name, Generated, Space, Variant};
 use super::cycle::Cycle;
+use super::enumerate::Pool;
 use super::place::Place;
 use super::pldi26;
 use super::random;
+use super::shapes;
 use super::wide;
 use super::GenError;
 use crate::litmus::ast::Scope;
@@ -57,9 +65,11 @@ pub struct Family {
     pub wide: Vec<usize>,
     /// The seed and the number of tests, for a `random` family.
     pub random: Option<(u64, u64)>,
+    /// The words of the `cycles` line, for a family of enumerated cycles.
+    pub cycles: Option<Vec<String>>,
 }
 
-const AXES: [&str; 9] = [
+const AXES: [&str; 11] = [
     "scope",
     "placement",
     "space",
@@ -69,6 +79,8 @@ const AXES: [&str; 9] = [
     "fence_variant",
     "between",
     "stream",
+    "relax",
+    "safe",
 ];
 
 impl Family {
@@ -98,12 +110,24 @@ impl Family {
         let kinds = usize::from(!f.shapes.is_empty())
             + usize::from(f.pldi26.is_some())
             + usize::from(!f.wide.is_empty())
-            + usize::from(f.random.is_some());
+            + usize::from(f.random.is_some())
+            + usize::from(f.cycles.is_some());
         if kinds != 1 {
             return Err(GenError::msg(
-                "a family has `shape` lines, or one `pldi26`, `iriw-wide` or `random` line: one kind",
+                "a family has `shape` lines, or one `pldi26`, `iriw-wide`, `random` or `cycles` line: one kind",
             )
             .at(path, None));
+        }
+        match f.pool() {
+            Some(pool) => {
+                pool.map_err(|e| e.at(path, None))?;
+            }
+            None if f.axes.iter().any(|(k, _)| k == "relax" || k == "safe") => {
+                return Err(
+                    GenError::msg("`relax` and `safe` go with a `cycles` line").at(path, None)
+                )
+            }
+            None => {}
         }
         Ok(f)
     }
@@ -140,6 +164,7 @@ impl Family {
                     .collect::<Result<_, _>>()?;
             }
             "random" => self.random = Some(random_line(&words)?),
+            "cycles" => self.cycles = Some(words),
             w if AXES.contains(&w) => {
                 if words.is_empty() {
                     return Err(GenError::msg(format!("`{w}` lists nothing")));
@@ -151,7 +176,7 @@ impl Family {
             }
             w => {
                 return Err(GenError::msg(format!(
-                    "unknown directive `{w}` (expected family, doc, shape, pldi26, iriw-wide, random or an axis: {})",
+                    "unknown directive `{w}` (expected family, doc, shape, pldi26, iriw-wide, random, cycles or an axis: {})",
                     AXES.join(", ")
                 )))
             }
@@ -164,6 +189,26 @@ impl Family {
             || default.iter().map(|s| s.to_string()).collect(),
             |(_, v)| v.clone(),
         )
+    }
+
+    /// The edges and bounds of a `cycles` family.
+    fn pool(&self) -> Option<Result<Pool, GenError>> {
+        let words = self.cycles.as_ref()?;
+        Some(Pool::parse(
+            words,
+            &self.axis("relax", &[]),
+            &self.axis("safe", &[]),
+        ))
+    }
+
+    /// `(shape name, cycle pattern)` of every shape: the `shape` lines, or the enumerated
+    /// cycles under their shapes' names.
+    fn shape_patterns(&self) -> Result<Vec<(String, String)>, GenError> {
+        let Some(pool) = self.pool() else {
+            return Ok(self.shapes.clone());
+        };
+        let cycles = pool?.cycles()?;
+        Ok(cycles.iter().map(|c| (shapes::name(c), c.text())).collect())
     }
 
     /// Every variant of the family, in the order written, duplicates for the model dropped.
@@ -195,13 +240,18 @@ impl Family {
             .collect::<Result<Vec<_>, _>>()?;
         let mut seen = BTreeSet::new();
         let mut out = Vec::new();
-        for (shape, pattern) in &self.shapes {
+        for (shape, pattern) in &self.shape_patterns()? {
             for text in expand(pattern)? {
                 let base = Cycle::parse(&text)
                     .map_err(|e| GenError::msg(format!("shape {shape}: {e}")))?;
                 for (&scope, place, &space) in product3(&scopes, &places, &spaces) {
                     let cycle = base.with_scopes(scope, scope);
-                    let threads = place.threads(cycle.threads())?;
+                    let threads = match place.threads(cycle.threads()) {
+                        // An enumeration holds cycles of every thread count; a grouping
+                        // placement fits those of its own.
+                        Err(_) if self.cycles.is_some() => continue,
+                        r => r?,
+                    };
                     if !space.reachable(&threads) {
                         continue;
                     }
@@ -476,6 +526,35 @@ mod tests {
         );
         let e = Family::parse("shape MP PodWW Rfe PodRR Fre\n", Path::new("f.txt")).unwrap_err();
         assert!(e.to_string().contains("no `family NAME` line"), "{e}");
+        let e = |text: &str| {
+            Family::parse(text, Path::new("f.txt"))
+                .unwrap_err()
+                .to_string()
+        };
+        let no_pool = e("family t\nshape MP PodWW Rfe PodRR Fre\nrelax PodWR\n");
+        assert!(
+            no_pool.contains("`relax` and `safe` go with a `cycles` line"),
+            "{no_pool}"
+        );
+        let both = e("family t\nshape MP PodWW Rfe PodRR Fre\ncycles 4\nrelax PodWR\n");
+        assert!(both.contains("one kind"), "{both}");
+        let bad = e("family t\ncycles 4\nrelax PodWR Bogus\n");
+        assert!(bad.starts_with("f.txt: `Bogus` is not an edge"), "{bad}");
+    }
+
+    #[test]
+    fn a_cycles_family_holds_each_enumerated_cycle_in_each_placement_that_fits() {
+        let text = "family t\ncycles 6 4\nrelax PodRR\nsafe Rfe Fre\n\
+                    placement diffcta TB_01_23 TB_0_1\n";
+        let f = Family::parse(text, Path::new("f.txt")).unwrap();
+        let names: Vec<String> = f.variants().unwrap().into_iter().map(|v| v.name).collect();
+        assert_eq!(
+            names,
+            [
+                "IRIW+rlx.gpu_rlx.gpu+rlx.gpu+rlx.gpu_rlx.gpu+rlx.gpu-diffcta",
+                "IRIW+rlx.gpu_rlx.gpu+rlx.gpu+rlx.gpu_rlx.gpu+rlx.gpu-TB_01_23"
+            ]
+        );
     }
 
     #[test]

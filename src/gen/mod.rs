@@ -6,15 +6,18 @@
 //! `cycle` the cycle language, `annot` what annotates events and fences, `skeleton` threads,
 //! locations and values a cycle fixes, `place` thread placements, `build` one test's text and
 //! systematic name, `family` the checked-in family files and their expansion, `pldi26` the
-//! cuda-litmus kernels as cycles.
+//! cuda-litmus kernels as cycles, `enumerate` every critical cycle over a pool of edges (diy7's
+//! `-size`), `shapes` the names of cycle shapes, `random` model-diff's random tests.
 
 pub mod annot;
 pub mod build;
 pub mod cycle;
+pub mod enumerate;
 pub mod family;
 pub mod place;
 pub mod pldi26;
 pub mod random;
+pub mod shapes;
 pub mod skeleton;
 pub mod wide;
 

@@ -281,6 +281,31 @@ impl Kernel {
 mod tests {
     use super::*;
     use crate::gen::cycle::Cycle;
+    use crate::gen::shapes;
+
+    #[test]
+    fn every_kernel_is_the_classic_shape_it_is_named_after() {
+        let named = [
+            ("iriw", "IRIW"),
+            ("wrc", "WRC"),
+            ("isa2", "ISA2"),
+            ("rwc", "RWC"),
+            ("wrw_2w", "WRW+2W"),
+            ("wwc", "WWC"),
+            ("two_2w", "2+2W"),
+            ("three_2w", "3.2W"),
+            ("z6_3", "Z6.3"),
+        ];
+        for k in KERNELS {
+            let want = named.iter().find(|(p, _)| *p == k.prefix).map(|(_, n)| *n);
+            for (v, _) in k.variants {
+                let c = Cycle::parse(&k.cycle_text(v, Scope::Gpu).unwrap()).unwrap();
+                if let Some(n) = want {
+                    assert_eq!(shapes::classic(&c), Some(n), "{} {v}", k.file);
+                }
+            }
+        }
+    }
 
     #[test]
     fn every_variant_is_a_well_formed_cycle() {

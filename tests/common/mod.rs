@@ -86,6 +86,16 @@ pub fn name(p: &Path) -> String {
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
 }
 
+/// The names of the entries of folder `dir`, sorted.
+pub fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| name(&e.unwrap().path()))
+        .collect();
+    names.sort();
+    names
+}
+
 /// A path under `target/` for test `name` of this test binary, with nothing there: for a
 /// command to create.
 pub fn fresh(name: &str) -> PathBuf {

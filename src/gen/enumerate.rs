@@ -1,0 +1,273 @@
+//! Every critical cycle up to a size over a pool of edges, in the spirit of diy7's `-size`,
+//! `-relax` and `-safe`: the cycles a family's `cycles` line stands for.
+//!
+//! A cycle is kept when its edges chain (each reaches the direction the next leaves), it
+//! crosses between two and `threads` threads, no thread holds more than two events (one edge
+//! of program order or internal communication, as in Shasha and Snir's critical cycles), it
+//! uses at least one `relax` edge, and it is a test as written ([`Skeleton::of`] accepts it).
+//! Rotations of one cycle are one cycle: the one kept is the least, as pool positions, of the
+//! rotations that start a thread.
+
+use super::cycle::{Cycle, Edge};
+use super::skeleton::Skeleton;
+use super::GenError;
+
+/// The longest cycle enumerated: beyond it the cycles of a useful pool run into millions.
+pub const MAX_SIZE: usize = 8;
+/// The most cycles one enumeration yields; more is refused with the count so far.
+pub const MAX_CYCLES: usize = 10_000;
+
+/// What to enumerate.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Pool {
+    /// The most edges in a cycle.
+    pub size: usize,
+    /// The most threads in a cycle.
+    pub threads: usize,
+    /// Edges of which every cycle uses at least one (diy7's relaxations).
+    pub relax: Vec<Edge>,
+    /// Edges a cycle may use besides.
+    pub safe: Vec<Edge>,
+}
+
+impl Pool {
+    /// Parses `cycles SIZE [THREADS]`'s words and the edge tokens of the `relax` and `safe`
+    /// lists.
+    pub fn parse(
+        size_words: &[String],
+        relax: &[String],
+        safe: &[String],
+    ) -> Result<Pool, GenError> {
+        let number = |w: &String, what: &str, lo: usize, hi: usize| {
+            w.parse::<usize>()
+                .ok()
+                .filter(|n| (lo..=hi).contains(n))
+                .ok_or_else(|| GenError::msg(format!("`{w}`: {what} is a number in {lo}..={hi}")))
+        };
+        let (size, threads) = match size_words {
+            [s] => (number(s, "the size", 2, MAX_SIZE)?, 4),
+            [s, t] => (
+                number(s, "the size", 2, MAX_SIZE)?,
+                number(t, "the thread count", 2, MAX_SIZE)?,
+            ),
+            _ => {
+                return Err(GenError::msg(
+                    "`cycles` takes a size and maybe a thread count",
+                ))
+            }
+        };
+        let relax = edges(relax)?;
+        if relax.is_empty() {
+            return Err(GenError::msg(
+                "`cycles` needs a `relax` line: the edges of which every cycle uses one",
+            ));
+        }
+        let safe = edges(safe)?
+            .into_iter()
+            .filter(|e| !relax.contains(e))
+            .collect();
+        Ok(Pool {
+            size,
+            threads,
+            relax,
+            safe,
+        })
+    }
+
+    /// Every edge, the relaxations first.
+    fn all(&self) -> Vec<Edge> {
+        let mut all = self.relax.clone();
+        all.extend(self.safe.iter().copied());
+        all
+    }
+
+    /// The cycles, shortest first, then in the order of the pool's edges.
+    pub fn cycles(&self) -> Result<Vec<Cycle>, GenError> {
+        let mut walk = Walk {
+            pool: self,
+            edges: self.all(),
+            seq: Vec::new(),
+            out: Vec::new(),
+        };
+        for len in 2..=self.size {
+            walk.extend(len)?;
+        }
+        Ok(walk.out)
+    }
+}
+
+/// The edges a list of tokens names, each once.
+fn edges(tokens: &[String]) -> Result<Vec<Edge>, GenError> {
+    let mut out: Vec<Edge> = Vec::new();
+    for t in tokens {
+        let e = Edge::parse(t)
+            .unwrap_or_else(|| Err(GenError::msg(format!("`{t}` is not an edge"))))?;
+        if !out.contains(&e) {
+            out.push(e);
+        }
+    }
+    Ok(out)
+}
+
+/// A depth-first walk over sequences of pool positions.
+struct Walk<'a> {
+    pool: &'a Pool,
+    edges: Vec<Edge>,
+    seq: Vec<usize>,
+    out: Vec<Cycle>,
+}
+
+impl Walk<'_> {
+    /// Extends the sequence to `len` edges, keeping each complete cycle.
+    fn extend(&mut self, len: usize) -> Result<(), GenError> {
+        if self.seq.len() == len {
+            return self.keep();
+        }
+        for i in 0..self.edges.len() {
+            if self.fits(i, len) {
+                self.seq.push(i);
+                self.extend(len)?;
+                self.seq.pop();
+            }
+        }
+        Ok(())
+    }
+
+    /// Whether edge `i` may come next in a cycle of `len` edges: it leaves what the last one
+    /// reaches, a thread gets no second edge of its own, threads stay within the bound, and
+    /// the last edge leaves its thread (so the cycle starts a thread).
+    fn fits(&self, i: usize, len: usize) -> bool {
+        let e = self.edges[i];
+        let last = self.seq.last().map(|&j| self.edges[j]);
+        if last.is_some_and(|l| l.dst != e.src || !(l.external() || e.external())) {
+            return false;
+        }
+        let threads = self
+            .seq
+            .iter()
+            .filter(|&&j| self.edges[j].external())
+            .count()
+            + usize::from(e.external());
+        let closing = self.seq.len() + 1 == len;
+        threads <= self.pool.threads && (!closing || e.external())
+    }
+
+    /// Keeps the complete sequence when it is a cycle to test and the least of its rotations.
+    fn keep(&mut self) -> Result<(), GenError> {
+        let e: Vec<Edge> = self.seq.iter().map(|&i| self.edges[i]).collect();
+        let closes = e[e.len() - 1].dst == e[0].src;
+        let relaxed = self.seq.iter().any(|&i| i < self.pool.relax.len());
+        if !closes || !relaxed || e.iter().filter(|x| x.external()).count() < 2 || !self.least() {
+            return Ok(());
+        }
+        let text: Vec<String> = e.iter().map(Edge::text).collect();
+        let cycle = Cycle::parse(&text.join(" "))?;
+        if Skeleton::of(&cycle).is_err() {
+            return Ok(());
+        }
+        if self.out.len() == MAX_CYCLES {
+            return Err(GenError::msg(format!(
+                "more than {MAX_CYCLES} cycles of at most {} edges: lower the size or the pool",
+                self.pool.size
+            )));
+        }
+        self.out.push(cycle);
+        Ok(())
+    }
+
+    /// Whether the sequence is the least of its rotations that end with an external edge.
+    fn least(&self) -> bool {
+        let n = self.seq.len();
+        (1..n)
+            .filter(|k| self.edges[self.seq[k - 1]].external())
+            .all(|k| {
+                let rotated = self.seq[k..].iter().chain(&self.seq[..k]);
+                rotated.cmp(self.seq.iter()) != std::cmp::Ordering::Less
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::shapes;
+
+    fn words(s: &str) -> Vec<String> {
+        s.split_whitespace().map(str::to_string).collect()
+    }
+
+    fn names(size: &str, relax: &str, safe: &str) -> Vec<String> {
+        let pool = Pool::parse(&words(size), &words(relax), &words(safe)).unwrap();
+        pool.cycles().unwrap().iter().map(shapes::name).collect()
+    }
+
+    #[test]
+    fn program_order_and_communication_give_the_classic_shapes() {
+        let all = names("4 2", "PodWR PodWW PodRR PodRW", "Rfe Fre Coe");
+        for shape in ["MP", "SB", "LB", "S", "R", "2+2W"] {
+            assert_eq!(
+                all.iter().filter(|n| *n == shape).count(),
+                1,
+                "{shape}: {all:?}"
+            );
+        }
+        assert_eq!(all.len(), 6, "{all:?}");
+        let three = names("6 3", "PodWR PodWW PodRR PodRW", "Rfe Fre Coe");
+        for shape in [
+            "WRC", "RWC", "ISA2", "Z6.3", "WWC", "WRW+2W", "3.SB", "3.LB", "3.2W",
+        ] {
+            assert!(three.iter().any(|n| n == shape), "{shape}: {three:?}");
+        }
+        assert_eq!(names("6", "PodRR", "Rfe Fre"), ["IRIW"]);
+    }
+
+    #[test]
+    fn every_cycle_uses_a_relaxation_and_is_counted_once() {
+        let pool = Pool::parse(&words("4"), &words("PodWR"), &words("Rfe Fre Coe PodWW")).unwrap();
+        let cycles = pool.cycles().unwrap();
+        let texts: Vec<String> = cycles.iter().map(Cycle::text).collect();
+        assert!(texts.iter().all(|t| t.contains("PodWR")), "{texts:?}");
+        let mut unique = texts.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), texts.len(), "{texts:?}");
+        assert_eq!(names("4", "PodWR", "Rfe Fre Coe PodWW"), ["SB", "R"]);
+    }
+
+    #[test]
+    fn one_location_cycles_come_from_pos_edges() {
+        let all = names("3", "PosRR PosWR", "Rfe Fre Coe");
+        assert_eq!(all, ["CoRR", "CoWR"], "{all:?}");
+    }
+
+    #[test]
+    fn bad_pools_say_why() {
+        let e = |s: &str, r: &str| {
+            Pool::parse(&words(s), &words(r), &[])
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(e("9", "PodWR").contains("the size is a number in 2..=8"));
+        assert!(e("4", "").contains("needs a `relax` line"));
+        assert!(e("4", "Bogus").contains("`Bogus` is not an edge"));
+        assert!(e("4 1", "PodWR").contains("thread count"));
+    }
+
+    #[test]
+    fn an_enumeration_past_its_bound_is_refused() {
+        let pool = |size: &str| {
+            Pool::parse(
+                &words(size),
+                &words("PodWR PodWW PodRR PodRW Fence(sc)dWR Fence(sc)dWW Fence(sc)dRR"),
+                &words(
+                    "Rfe Fre Coe Rfi Fri Coi PosWR PosRW PosRR PosWW Fence(sc)dRW \
+                     Fence(acq_rel)dRW Fence(acq_rel)dWW Fence(acq_rel)dRR Fence(acq_rel)dWR",
+                ),
+            )
+            .unwrap()
+        };
+        let e = pool("8 4").cycles().map(|c| c.len()).unwrap_err();
+        assert!(e.to_string().contains("more than 10000 cycles"), "{e}");
+        assert!(pool("4").cycles().is_ok_and(|c| c.len() > 20));
+    }
+}

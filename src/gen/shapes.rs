@@ -1,0 +1,114 @@
+//! The names of cycle shapes: the classic names of the literature (MP, SB, IRIW, ...) for the
+//! cycles they name, whatever fences or dependencies stand in for program order, and for any
+//! other cycle a name spelled from its edges.
+
+use super::cycle::{Cycle, Edge, EdgeKind};
+
+/// Classic shapes, each as the cycle of program order and communication that names it (the
+/// names the families and cuda-litmus's kernels use for the same cycles).
+const CLASSIC: [(&str, &str); 18] = [
+    ("MP", "PodWW Rfe PodRR Fre"),
+    ("SB", "PodWR Fre PodWR Fre"),
+    ("LB", "PodRW Rfe PodRW Rfe"),
+    ("S", "PodWW Rfe PodRW Coe"),
+    ("R", "PodWW Coe PodWR Fre"),
+    ("2+2W", "PodWW Coe PodWW Coe"),
+    ("CoRR", "Rfe PosRR Fre"),
+    ("CoWR", "PosWR Fre Coe"),
+    ("WRC", "Rfe PodRW Rfe PodRR Fre"),
+    ("RWC", "Rfe PodRR Fre PodWR Fre"),
+    ("WRW+2W", "Rfe PodRW Coe PodWW Coe"),
+    ("WWC", "Rfe PodRW Rfe PodRW Coe"),
+    ("ISA2", "PodWW Rfe PodRW Rfe PodRR Fre"),
+    ("Z6.3", "PodWW Coe PodWW Rfe PodRR Fre"),
+    ("3.SB", "PodWR Fre PodWR Fre PodWR Fre"),
+    ("3.LB", "PodRW Rfe PodRW Rfe PodRW Rfe"),
+    ("3.2W", "PodWW Coe PodWW Coe PodWW Coe"),
+    ("IRIW", "Rfe PodRR Fre Rfe PodRR Fre"),
+];
+
+/// The edge with a fence or a dependency read as the program order it orders.
+fn plain(e: &Edge) -> Edge {
+    match e.kind {
+        EdgeKind::Fenced(_) | EdgeKind::Dp(_) => Edge {
+            kind: EdgeKind::Po { same_loc: false },
+            ..*e
+        },
+        _ => *e,
+    }
+}
+
+/// The cycle's program order and communication, one token per edge, in its own order.
+fn skeleton(edges: &[Edge]) -> Vec<String> {
+    edges.iter().map(|e| plain(e).text()).collect()
+}
+
+/// The least of the rotations of `tokens`, so that rotations of one cycle compare equal.
+fn least_rotation(tokens: &[String]) -> Vec<String> {
+    (0..tokens.len())
+        .map(|k| {
+            let mut r = tokens.to_vec();
+            r.rotate_left(k);
+            r
+        })
+        .min()
+        .unwrap_or_default()
+}
+
+/// The classic name of the cycle's shape, if it has one.
+pub fn classic(cycle: &Cycle) -> Option<&'static str> {
+    let key = least_rotation(&skeleton(&cycle.edges));
+    CLASSIC.iter().find_map(|(name, text)| {
+        let edges: Vec<Edge> = text
+            .split_whitespace()
+            .map(|t| Edge::parse(t).and_then(Result::ok).expect("a table edge"))
+            .collect();
+        (least_rotation(&skeleton(&edges)) == key).then_some(*name)
+    })
+}
+
+/// The shape's name: its classic name, else its program order and communication spelled out
+/// from the cycle's first event (`RfePodRWCoePodWRFre`), which with the annotations and fences of
+/// a systematic name tells the cycle apart from every other.
+pub fn name(cycle: &Cycle) -> String {
+    classic(cycle).map_or_else(|| skeleton(&cycle.edges).concat(), str::to_string)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cycle(t: &str) -> Cycle {
+        Cycle::parse(t).unwrap()
+    }
+
+    #[test]
+    fn classic_shapes_are_named_whatever_orders_them() {
+        assert_eq!(name(&cycle("PodWW Rfe PodRR Fre")), "MP");
+        assert_eq!(name(&cycle("Fence(sc)dWW Rfe DpAddrdR Fre")), "MP");
+        assert_eq!(name(&cycle("Fre Fence(sc.gpu)dWR Fre PodWR")), "SB");
+        assert_eq!(name(&cycle("PosWR Fre Coe")), "CoWR");
+    }
+
+    #[test]
+    fn other_shapes_are_spelled_from_their_edges() {
+        let spelled = "RfePodRWCoePodWRFre";
+        assert_eq!(name(&cycle("Rfe PodRW Coe PodWR Fre")), spelled);
+        assert_eq!(name(&cycle("Rfe DpDatadW Coe Fence(sc)dWR Fre")), spelled);
+    }
+
+    #[test]
+    fn the_table_names_distinct_well_formed_cycles() {
+        for (i, (n, t)) in CLASSIC.iter().enumerate() {
+            let c = cycle(t);
+            assert_eq!(classic(&c), Some(*n), "{t}");
+            for (m, u) in &CLASSIC[i + 1..] {
+                assert_ne!(
+                    least_rotation(&skeleton(&c.edges)),
+                    least_rotation(&skeleton(&cycle(u).edges)),
+                    "{n} and {m}"
+                );
+            }
+        }
+    }
+}
