@@ -192,15 +192,11 @@ fn assert_cycles_unreachable_under_sc(fam: &Family, what: &str) -> usize {
     tests.len()
 }
 
-/// Every critical cycle of up to six edges over a broad pool (program order to the same and
-/// other locations, fences, dependencies, internal communication) is a test of the cycle: no
-/// SC execution makes it happen.
+/// Every critical cycle of the broad pool ([`BROAD_CYCLES`]) is a test of the cycle: no SC
+/// execution makes it happen.
 #[test]
 fn every_enumerated_cycle_is_a_test_that_sc_never_passes() {
-    let text = "family broad\ncycles 6 4\n\
-        relax PodWR PodWW PodRR PodRW PosWR PosRR PosWW PosRW Fence(sc)dWR Fence(acq_rel)dRR \
-        DpAddrdR DpDatadW DpCtrldW\nsafe Rfe Fre Coe Rfi Fri Coi\n";
-    let fam = Family::parse(text, std::path::Path::new("broad")).unwrap();
+    let fam = Family::parse(BROAD_CYCLES, std::path::Path::new("broad")).unwrap();
     let n = assert_cycles_unreachable_under_sc(&fam, "an enumeration");
     assert!(n >= 600, "only {n} cycles");
 }

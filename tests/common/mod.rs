@@ -86,6 +86,13 @@ pub fn name(p: &Path) -> String {
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned())
 }
 
+/// A family of every critical cycle of up to six edges over a broad pool: program order to
+/// the same and other locations, `fence.sc` and `fence.acq_rel`, address, data and control
+/// dependencies, and communication between and inside threads (697 cycles).
+pub const BROAD_CYCLES: &str = "family broad\ncycles 6 4\n\
+    relax PodWR PodWW PodRR PodRW PosWR PosRR PosWW PosRW Fence(sc)dWR Fence(acq_rel)dRR \
+    DpAddrdR DpDatadW DpCtrldW\nsafe Rfe Fre Coe Rfi Fri Coi\n";
+
 /// The names of the entries of folder `dir`, sorted.
 pub fn file_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
