@@ -19,8 +19,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::sync::OnceLock;
 
-/// The most writes to one location (their partial orders are enumerated).
-pub const MAX_WRITES_PER_LOCATION: usize = 5;
+/// The most writes to one location (their partial orders are enumerated: 130,023 for six).
+pub const MAX_WRITES_PER_LOCATION: usize = 6;
+/// The most coherence orders of one test, the product over its locations: more are refused
+/// before they are built (each is a relation over every event).
+const MAX_CO_ORDERS: usize = 200_000;
 /// The most pairs of `fence.sc` of different threads to orient: more are refused at once
 /// (their orders would pass [`MAX_FENCE_ORDERS`] long before they were all enumerated).
 const MAX_FENCE_PAIRS: usize = 28;
@@ -444,11 +447,15 @@ fn orient(
 /// strict partial order among the others; closed transitively.
 fn co_orders(sk: &Skeleton) -> Result<Vec<Mat>, CheckError> {
     let n = sk.events.len();
-    let mut out = vec![Mat::empty(n)];
-    for l in 0..sk.nlocs {
-        let ws: Vec<usize> = (sk.nlocs..n)
-            .filter(|&w| sk.events[w].is_write() && sk.events[w].loc == l)
-            .collect();
+    let writes: Vec<Vec<usize>> = (0..sk.nlocs)
+        .map(|l| {
+            (sk.nlocs..n)
+                .filter(|&w| sk.events[w].is_write() && sk.events[w].loc == l)
+                .collect()
+        })
+        .collect();
+    let mut total = 1usize;
+    for (l, ws) in writes.iter().enumerate() {
         if ws.len() > MAX_WRITES_PER_LOCATION {
             return Err(too_large(format!(
                 "{} writes to {} (at most {MAX_WRITES_PER_LOCATION})",
@@ -456,6 +463,15 @@ fn co_orders(sk: &Skeleton) -> Result<Vec<Mat>, CheckError> {
                 sk.events[l].loc_name
             )));
         }
+        total = total.saturating_mul(partial_orders(ws.len()).len());
+    }
+    if total > MAX_CO_ORDERS {
+        return Err(too_large(format!(
+            "{total} coherence orders (at most {MAX_CO_ORDERS})"
+        )));
+    }
+    let mut out = vec![Mat::empty(n)];
+    for (l, ws) in writes.iter().enumerate() {
         let init_row: Set = ws.iter().fold(0, |s, w| s | 1 << w);
         let mut next = Vec::new();
         for order in partial_orders(ws.len()) {
@@ -475,33 +491,48 @@ fn co_orders(sk: &Skeleton) -> Result<Vec<Mat>, CheckError> {
     Ok(out)
 }
 
-/// Every strict partial order on `k` elements (transitive, irreflexive), as rows of bits.
+/// Every strict partial order on `k` elements (transitive, irreflexive), as rows of bits
+/// (`rows[i]` holds the elements above `i`).
 fn partial_orders(k: usize) -> &'static [Vec<u8>] {
     static CACHE: [OnceLock<Vec<Vec<u8>>>; MAX_WRITES_PER_LOCATION + 1] =
         [const { OnceLock::new() }; MAX_WRITES_PER_LOCATION + 1];
-    CACHE[k].get_or_init(|| {
-        let pairs: Vec<(usize, usize)> = (0..k)
-            .flat_map(|i| (0..k).filter(move |&j| j != i).map(move |j| (i, j)))
-            .collect();
-        let mut out = Vec::new();
-        'next: for mask in 0u64..1 << pairs.len() {
-            let mut rows = vec![0u8; k];
-            for (b, &(i, j)) in pairs.iter().enumerate() {
-                if mask >> b & 1 == 1 {
-                    rows[i] |= 1 << j;
+    CACHE[k].get_or_init(|| match k {
+        0 => vec![Vec::new()],
+        _ => partial_orders(k - 1)
+            .iter()
+            .flat_map(|p| extensions(p))
+            .collect(),
+    })
+}
+
+/// Every strict partial order on one element more than `p` that orders the others as `p`
+/// does: the new element goes above a down-closed set `below` and under an up-closed set
+/// `above`, each of `below` already under each of `above` (so that the order stays
+/// transitive); each such pair is one order, and every order arises from exactly one.
+fn extensions(p: &[u8]) -> Vec<Vec<u8>> {
+    let k = p.len();
+    let new = 1u8 << k;
+    let down_closed = |s: u8| {
+        (0..k).all(|i| s >> i & 1 == 0 || (0..k).all(|j| p[j] >> i & 1 == 0 || s >> j & 1 == 1))
+    };
+    let up_closed = |s: u8| (0..k).all(|i| s >> i & 1 == 0 || p[i] & !s == 0);
+    let mut out = Vec::new();
+    for below in (0..new).filter(|&s| down_closed(s)) {
+        for above in (0..new).filter(|&s| s & below == 0 && up_closed(s)) {
+            if (0..k).any(|i| below >> i & 1 == 1 && p[i] & above != above) {
+                continue;
+            }
+            let mut rows: Vec<u8> = p.to_vec();
+            for (i, row) in rows.iter_mut().enumerate() {
+                if below >> i & 1 == 1 {
+                    *row |= new;
                 }
             }
-            for i in 0..k {
-                for j in 0..k {
-                    if rows[i] >> j & 1 == 1 && (rows[j] >> i & 1 == 1 || rows[j] & !rows[i] != 0) {
-                        continue 'next;
-                    }
-                }
-            }
+            rows.push(above);
             out.push(rows);
         }
-        out
-    })
+    }
+    out
 }
 
 #[cfg(test)]
@@ -510,9 +541,50 @@ mod tests {
 
     #[test]
     fn partial_orders_are_counted_as_known() {
-        // The number of labelled posets on 0..4 elements: 1, 1, 3, 19, 219 (OEIS A001035).
-        let counts: Vec<usize> = (0..5).map(|k| partial_orders(k).len()).collect();
-        assert_eq!(counts, vec![1, 1, 3, 19, 219]);
+        // The number of labelled posets on 0..6 elements (OEIS A001035).
+        let counts: Vec<usize> = (0..7).map(|k| partial_orders(k).len()).collect();
+        assert_eq!(counts, vec![1, 1, 3, 19, 219, 4231, 130_023]);
+        // Each is transitive and irreflexive, and none comes twice.
+        for k in 0..6 {
+            let all = partial_orders(k);
+            for rows in all {
+                for i in 0..k {
+                    assert_eq!(rows[i] >> i & 1, 0, "{rows:?}");
+                    for j in members(Set::from(rows[i])) {
+                        assert_eq!(rows[j] & !rows[i], 0, "{rows:?}");
+                    }
+                }
+            }
+            let unique: std::collections::BTreeSet<&Vec<u8>> = all.iter().collect();
+            assert_eq!(unique.len(), all.len());
+        }
+    }
+
+    #[test]
+    fn coherence_orders_past_their_bounds_are_refused_before_they_are_built() {
+        let model = crate::cat::load(crate::cat::builtin::PTX_7_5).unwrap();
+        let run = |writes: &str| {
+            let text = format!(
+                "PTX W\n{{ x=0; y=0; }}\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n{writes}exists (x == 1)\n"
+            );
+            let test = crate::litmus::parse(&text, std::path::Path::new("W.litmus")).unwrap();
+            check(&model, &test)
+                .map(|v| v.allowed.len())
+                .map_err(|e| e.to_string())
+        };
+        let six_x = " st.weak x, 1 | st.weak x, 4 ;\n st.weak x, 2 | st.weak x, 5 ;\n \
+                     st.weak x, 3 | st.weak x, 6 ;\n";
+        assert_eq!(run(six_x), Ok(2), "either thread's last write ends coherence");
+        let e = run(&format!(
+            "{six_x} st.weak y, 1 | st.weak y, 2 ;\n st.weak y, 3 | ;\n"
+        ))
+        .unwrap_err();
+        assert!(
+            e.contains("2470437 coherence orders (at most 200000)"),
+            "{e}"
+        );
+        let e = run(&format!("{six_x} st.weak x, 7 | ;\n")).unwrap_err();
+        assert!(e.contains("7 writes to x (at most 6)"), "{e}");
     }
 
     #[test]
