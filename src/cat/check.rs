@@ -574,7 +574,11 @@ mod tests {
         };
         let six_x = " st.weak x, 1 | st.weak x, 4 ;\n st.weak x, 2 | st.weak x, 5 ;\n \
                      st.weak x, 3 | st.weak x, 6 ;\n";
-        assert_eq!(run(six_x), Ok(2), "either thread's last write ends coherence");
+        assert_eq!(
+            run(six_x),
+            Ok(2),
+            "either thread's last write ends coherence"
+        );
         let e = run(&format!(
             "{six_x} st.weak y, 1 | st.weak y, 2 ;\n st.weak y, 3 | ;\n"
         ))
