@@ -7,9 +7,11 @@
 //! uses at least one `relax` edge, and it is a test as written ([`Skeleton::of`] accepts it).
 //! Rotations of one cycle are one cycle: the one kept is the least, comparing edges by their
 //! text, of the rotations that start a thread, so a cycle is written (and named) the same
-//! whatever the order of the pool.
+//! whatever the order of the pool; a cycle of a classic shape is then turned to start where
+//! the shape does ([`shapes::aligned`]).
 
 use super::cycle::{Cycle, Edge};
+use super::shapes;
 use super::skeleton::Skeleton;
 use super::GenError;
 
@@ -183,7 +185,7 @@ impl Walk<'_> {
                 self.pool.size
             )));
         }
-        self.out.push(cycle);
+        self.out.push(shapes::aligned(&cycle));
         Ok(())
     }
 
@@ -203,7 +205,6 @@ impl Walk<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::shapes;
 
     fn words(s: &str) -> Vec<String> {
         s.split_whitespace().map(str::to_string).collect()
@@ -251,6 +252,24 @@ mod tests {
     fn one_location_cycles_come_from_pos_edges() {
         let all = names("3", "PosRR PosWR", "Rfe Fre Coe");
         assert_eq!(all, ["CoWR", "CoRR"], "{all:?}");
+    }
+
+    #[test]
+    fn variants_of_one_shape_get_names_of_their_own() {
+        // MP with each fence on each side: the names must tell which thread has which.
+        let pool = Pool::parse(
+            &words("4"),
+            &words("Fence(acq_rel.cta)dWW Fence(acq_rel.gpu)dWW"),
+            &words("Rfe Fre Fence(acq_rel.cta)dRR Fence(acq_rel.gpu)dRR"),
+        )
+        .unwrap();
+        let texts: Vec<String> = pool.cycles().unwrap().iter().map(Cycle::text).collect();
+        assert_eq!(texts.len(), 4, "{texts:?}");
+        assert!(
+            texts.iter().all(|t| t.starts_with("rlx Fence(acq_rel.")),
+            "{texts:?}"
+        );
+        assert!(texts.iter().all(|t| t.contains("dWW rlx Rfe")), "{texts:?}");
     }
 
     #[test]

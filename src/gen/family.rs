@@ -551,8 +551,8 @@ mod tests {
         assert_eq!(
             names,
             [
-                "IRIW+rlx.gpu_rlx.gpu+rlx.gpu+rlx.gpu_rlx.gpu+rlx.gpu-diffcta",
-                "IRIW+rlx.gpu_rlx.gpu+rlx.gpu+rlx.gpu_rlx.gpu+rlx.gpu-TB_01_23"
+                "IRIW+rlx.gpu+rlx.gpu_rlx.gpu+rlx.gpu+rlx.gpu_rlx.gpu-diffcta",
+                "IRIW+rlx.gpu+rlx.gpu_rlx.gpu+rlx.gpu+rlx.gpu_rlx.gpu-TB_01_23"
             ]
         );
     }

@@ -55,16 +55,49 @@ fn least_rotation(tokens: &[String]) -> Vec<String> {
         .unwrap_or_default()
 }
 
-/// The classic name of the cycle's shape, if it has one.
-pub fn classic(cycle: &Cycle) -> Option<&'static str> {
+/// The classic shape of the cycle, if it has one: its name and its program order and
+/// communication as the table writes them.
+fn classic_entry(cycle: &Cycle) -> Option<(&'static str, Vec<String>)> {
     let key = least_rotation(&skeleton(&cycle.edges));
     CLASSIC.iter().find_map(|(name, text)| {
         let edges: Vec<Edge> = text
             .split_whitespace()
             .map(|t| Edge::parse(t).and_then(Result::ok).expect("a table edge"))
             .collect();
-        (least_rotation(&skeleton(&edges)) == key).then_some(*name)
+        let tokens = skeleton(&edges);
+        (least_rotation(&tokens) == key).then_some((*name, tokens))
     })
+}
+
+/// The classic name of the cycle's shape, if it has one.
+pub fn classic(cycle: &Cycle) -> Option<&'static str> {
+    classic_entry(cycle).map(|(name, _)| name)
+}
+
+/// The cycle turned to start where its classic shape does (MP with its writer, IRIW with a
+/// lone writer), the least such turn by edge text where the shape repeats (SB, IRIW): then a
+/// classic name and the threads' annotations in order tell the cycle apart from every
+/// other. A cycle without a classic name is returned as it is, since its name spells its own
+/// turn.
+pub fn aligned(cycle: &Cycle) -> Cycle {
+    let Some((_, want)) = classic_entry(cycle) else {
+        return cycle.clone();
+    };
+    let tokens = skeleton(&cycle.edges);
+    let texts: Vec<String> = cycle.edges.iter().map(Edge::text).collect();
+    let turn = |k: usize, v: &[String]| {
+        let mut r = v.to_vec();
+        r.rotate_left(k);
+        r
+    };
+    let k = (0..tokens.len())
+        .filter(|&k| turn(k, &tokens) == want)
+        .min_by_key(|&k| turn(k, &texts))
+        .expect("a classic shape is a turn of its table entry");
+    let mut c = cycle.clone();
+    c.edges.rotate_left(k);
+    c.events.rotate_left(k);
+    c
 }
 
 /// The shape's name: its classic name, else its program order and communication spelled out
@@ -95,6 +128,20 @@ mod tests {
         let spelled = "RfePodRWCoePodWRFre";
         assert_eq!(name(&cycle("Rfe PodRW Coe PodWR Fre")), spelled);
         assert_eq!(name(&cycle("Rfe DpDatadW Coe Fence(sc)dWR Fre")), spelled);
+    }
+
+    #[test]
+    fn classic_cycles_turn_to_start_as_their_shape_does() {
+        let mp = aligned(&cycle("Fence(sc)dRR Fre Fence(acq_rel)dWW Rfe"));
+        assert_eq!(
+            mp.text(),
+            "rlx Fence(acq_rel)dWW rlx Rfe rlx Fence(sc)dRR rlx Fre"
+        );
+        // SB starts with either thread: the least by edge text.
+        let sb = aligned(&cycle("PodWR Fre Fence(sc)dWR Fre"));
+        assert_eq!(sb.text(), "rlx Fence(sc)dWR rlx Fre rlx PodWR rlx Fre");
+        let other = cycle("Rfe PodRW Coe PodWR Fre");
+        assert_eq!(aligned(&other), other);
     }
 
     #[test]
