@@ -108,3 +108,40 @@ fn m4_is_forbidden_by_no_thin_air_on_both_sides() {
     assert_eq!(c.only_cat.len(), 1, "{c:?}");
     assert_eq!(c.only_cat[0].1, "no_thin_air");
 }
+
+/// Message passing whose release is a `fence.sc` (C++'s seq_cst store, `fence.sc;
+/// st.relaxed` in the PTX ABI) and whose reader acquires: forbidden by `causality` on both
+/// sides, since `fence.sc` is a release and an acquire fence (NVIDIA's ptx.als: `FenceSC
+/// extends FenceAcqRel`). Reading `fence.sc` out of the fence patterns, as Dat3M's file does
+/// (they name `F & ACQ_REL`, and its parser tags `fence.sc` `SC` alone), allows it.
+#[test]
+fn a_fence_sc_is_a_release_fence_on_both_sides() {
+    let text = "PTX MP-fence.sc\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n \
+                st.relaxed.gpu x, 1 | ld.acquire.gpu r0, y ;\n \
+                fence.sc.gpu | ld.relaxed.gpu r1, x ;\n st.relaxed.gpu y, 1 | ;\n\
+                exists (P1:r0 == 1 /\\ P1:r1 == 0)\n";
+    let test = litmus::parse(text, Path::new("MP-fence.sc.litmus")).unwrap();
+    let c = compare(&load(PTX_7_5).unwrap(), &test).unwrap();
+    assert!(c.agrees(), "{c:?}");
+    let v = ptx_litmus::model::check(&test).unwrap();
+    assert_eq!(v.result, ptx_litmus::model::CheckResult::No);
+    let e = v
+        .excluded
+        .iter()
+        .find(|e| e.outcome.0 == vec![1, 0])
+        .unwrap();
+    assert_eq!(e.axiom.name(), "causality");
+    let dat3m_reading = PTX_7_5
+        .replace(
+            "let release-fence = F & (SC | ACQ_REL | REL)",
+            "let release-fence = F & (ACQ_REL | REL)",
+        )
+        .replace(
+            "let acquire-fence = F & (SC | ACQ_REL | ACQ)",
+            "let acquire-fence = F & (ACQ_REL | ACQ)",
+        );
+    assert_ne!(dat3m_reading, PTX_7_5);
+    let c = compare(&load(&dat3m_reading).unwrap(), &test).unwrap();
+    assert_eq!(c.only_cat.len(), 1, "{c:?}");
+    assert_eq!(c.only_cat[0].1, "causality");
+}
