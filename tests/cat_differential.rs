@@ -111,8 +111,8 @@ fn m4_is_forbidden_by_no_thin_air_on_both_sides() {
 
 /// Message passing whose release is a `fence.sc` (C++'s seq_cst store, `fence.sc;
 /// st.relaxed` in the PTX ABI) and whose reader acquires: forbidden by `causality` on both
-/// sides, since `fence.sc` is a release and an acquire fence (NVIDIA's ptx.als: `FenceSC
-/// extends FenceAcqRel`). Reading `fence.sc` out of the fence patterns, as Dat3M's file does
+/// sides, since `fence.sc` is a release and an acquire fence (NVIDIA's ptx.als: its release
+/// and acquire fences are `FenceAcqRel + FenceSC`). Reading `fence.sc` out of the fence patterns, as Dat3M's file does
 /// (they name `F & ACQ_REL`, and its parser tags `fence.sc` `SC` alone), allows it.
 #[test]
 fn a_fence_sc_is_a_release_fence_on_both_sides() {
