@@ -204,10 +204,11 @@ pub struct GenArgs {
     #[arg(long, value_name = "SIZE", requires = "relax")]
     pub enumerate: Option<String>,
     /// With --enumerate: the edges every cycle uses one of, space-separated (`PodWR
-    /// Fence(sc)dWR`).
+    /// Fence(sc)dWR`), each maybe with the annotation of the event it leaves (`acq:PodRR`).
     #[arg(long, value_name = "EDGES", requires = "enumerate")]
     pub relax: Option<String>,
-    /// With --enumerate: the edges cycles may use besides, space-separated (`Rfe Fre Coe`).
+    /// With --enumerate: the edges cycles may use besides, space-separated (`Rfe Fre Coe
+    /// rel:Rfe`).
     #[arg(
         long,
         value_name = "EDGES",

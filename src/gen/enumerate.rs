@@ -5,11 +5,15 @@
 //! crosses between two and `threads` threads, no thread holds more than two events (one edge
 //! of program order or internal communication, as in Shasha and Snir's critical cycles), it
 //! uses at least one `relax` edge, and it is a test as written ([`Skeleton::of`] accepts it).
+//! A pool item is an edge (`PodWR`) or an annotation and an edge (`acq:PodRR`, `rel:Rfe`):
+//! the annotation goes on the event the edge leaves, as in the cycle language; an edge alone
+//! leaves an `rlx` one.
 //! Rotations of one cycle are one cycle: the one kept is the least, comparing edges by their
 //! text, of the rotations that start a thread, so a cycle is written (and named) the same
 //! whatever the order of the pool; a cycle of a classic shape is then turned to start where
 //! the shape does ([`shapes::aligned`]).
 
+use super::annot::Annot;
 use super::cycle::{Cycle, Edge};
 use super::shapes;
 use super::skeleton::Skeleton;
@@ -28,9 +32,43 @@ pub struct Pool {
     /// The most threads in a cycle.
     pub threads: usize,
     /// Edges of which every cycle uses at least one (diy7's relaxations).
-    pub relax: Vec<Edge>,
+    pub relax: Vec<Step>,
     /// Edges a cycle may use besides.
-    pub safe: Vec<Edge>,
+    pub safe: Vec<Step>,
+}
+
+/// One item of a pool: an edge, and the annotation of the event it leaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Step {
+    /// The annotation of the event the edge leaves.
+    pub annot: Annot,
+    /// The edge.
+    pub edge: Edge,
+}
+
+impl Step {
+    /// Parses `EDGE` or `ANNOT:EDGE`; the annotation must fit the event the edge leaves.
+    fn parse(token: &str) -> Result<Step, GenError> {
+        let (annot, edge_text) = match token.split_once(':') {
+            Some((a, e)) => (Annot::parse(a)?, e),
+            None => (Annot::default(), token),
+        };
+        let edge = Edge::parse(edge_text)
+            .unwrap_or_else(|| Err(GenError::msg(format!("`{edge_text}` is not an edge"))))?;
+        if !annot.access.fits(edge.src) {
+            return Err(GenError::msg(format!(
+                "`{token}`: `{}` cannot annotate the event `{}` leaves",
+                annot.text(),
+                edge.text()
+            )));
+        }
+        Ok(Step { annot, edge })
+    }
+
+    /// The step as cycle text: the annotation, then the edge.
+    fn text(&self) -> String {
+        format!("{} {}", self.annot.text(), self.edge.text())
+    }
 }
 
 impl Pool {
@@ -77,8 +115,8 @@ impl Pool {
         })
     }
 
-    /// Every edge, the relaxations first.
-    fn all(&self) -> Vec<Edge> {
+    /// Every step, the relaxations first.
+    fn all(&self) -> Vec<Step> {
         let mut all = self.relax.clone();
         all.extend(self.safe.iter().copied());
         all
@@ -86,11 +124,11 @@ impl Pool {
 
     /// The cycles, shortest first, then in the order of their edges' text.
     pub fn cycles(&self) -> Result<Vec<Cycle>, GenError> {
-        let edges = self.all();
+        let steps = self.all();
         let mut walk = Walk {
             pool: self,
-            texts: edges.iter().map(Edge::text).collect(),
-            edges,
+            texts: steps.iter().map(Step::text).collect(),
+            edges: steps.iter().map(|s| s.edge).collect(),
             seq: Vec::new(),
             out: Vec::new(),
         };
@@ -101,19 +139,20 @@ impl Pool {
         out.sort_by_cached_key(|c| {
             (
                 c.edges.len(),
-                c.edges.iter().map(Edge::text).collect::<Vec<_>>(),
+                (c.events.iter().zip(&c.edges))
+                    .map(|(a, e)| format!("{} {}", a.text(), e.text()))
+                    .collect::<Vec<_>>(),
             )
         });
         Ok(out)
     }
 }
 
-/// The edges a list of tokens names, each once.
-fn edges(tokens: &[String]) -> Result<Vec<Edge>, GenError> {
-    let mut out: Vec<Edge> = Vec::new();
+/// The steps a list of tokens names, each once.
+fn edges(tokens: &[String]) -> Result<Vec<Step>, GenError> {
+    let mut out: Vec<Step> = Vec::new();
     for t in tokens {
-        let e = Edge::parse(t)
-            .unwrap_or_else(|| Err(GenError::msg(format!("`{t}` is not an edge"))))?;
+        let e = Step::parse(t)?;
         if !out.contains(&e) {
             out.push(e);
         }
@@ -125,7 +164,7 @@ fn edges(tokens: &[String]) -> Result<Vec<Edge>, GenError> {
 struct Walk<'a> {
     pool: &'a Pool,
     edges: Vec<Edge>,
-    /// Each edge's text, by which rotations compare.
+    /// Each step's text, by which rotations compare.
     texts: Vec<String>,
     seq: Vec<usize>,
     out: Vec<Cycle>,
@@ -174,7 +213,7 @@ impl Walk<'_> {
         if !closes || !relaxed || e.iter().filter(|x| x.external()).count() < 2 || !self.least() {
             return Ok(());
         }
-        let text: Vec<String> = e.iter().map(Edge::text).collect();
+        let text: Vec<&str> = self.seq.iter().map(|&i| self.texts[i].as_str()).collect();
         let cycle = Cycle::parse(&text.join(" "))?;
         if Skeleton::of(&cycle).is_err() {
             return Ok(());
@@ -286,6 +325,31 @@ mod tests {
         let b = texts("DpAddrdR PosRR Fence(sc)dWR PodWR", "Rfi Coe Fre Rfe");
         assert!(a.len() > 30, "{}", a.len());
         assert_eq!(a, b);
+    }
+
+    #[test]
+    fn pool_items_may_annotate_the_event_their_edge_leaves() {
+        let pool = Pool::parse(
+            &words("4 2"),
+            &words("PodWW acq:PodRR"),
+            &words("Rfe rel:Rfe Fre"),
+        )
+        .unwrap();
+        let texts: Vec<String> = pool.cycles().unwrap().iter().map(Cycle::text).collect();
+        // MP with an acquire read, with and without a release write.
+        assert_eq!(
+            texts,
+            [
+                "rlx PodWW rel Rfe acq PodRR rlx Fre",
+                "rlx PodWW rlx Rfe acq PodRR rlx Fre"
+            ]
+        );
+        let e = Pool::parse(&words("4"), &words("acq:PodWR"), &[]).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("`acq` cannot annotate the event `PodWR` leaves"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -75,7 +75,7 @@ pub fn classic(cycle: &Cycle) -> Option<&'static str> {
 }
 
 /// The cycle turned to start where its classic shape does (MP with its writer, IRIW with a
-/// lone writer), the least such turn by edge text where the shape repeats (SB, IRIW): then a
+/// lone writer), the least such turn by text where the shape repeats (SB, IRIW): then a
 /// classic name and the threads' annotations in order tell the cycle apart from every
 /// other. A cycle without a classic name is returned as it is, since its name spells its own
 /// turn.
@@ -84,7 +84,9 @@ pub fn aligned(cycle: &Cycle) -> Cycle {
         return cycle.clone();
     };
     let tokens = skeleton(&cycle.edges);
-    let texts: Vec<String> = cycle.edges.iter().map(Edge::text).collect();
+    let texts: Vec<String> = (cycle.events.iter().zip(&cycle.edges))
+        .map(|(a, e)| format!("{} {}", a.text(), e.text()))
+        .collect();
     let turn = |k: usize, v: &[String]| {
         let mut r = v.to_vec();
         r.rotate_left(k);
