@@ -109,6 +109,37 @@ fn m4_is_forbidden_by_no_thin_air_on_both_sides() {
     assert_eq!(c.only_cat[0].1, "no_thin_air");
 }
 
+/// Every critical cycle through RMWs up to six edges ([`common::RMW_CYCLES`]): the own model
+/// agrees with the checker on each, and taking `rmw` out of `no_thin_air` (Dat3M's reading)
+/// allows more on some, each time an outcome the checker excludes by `no_thin_air` alone.
+#[test]
+fn enumerated_rmw_cycles_find_the_no_thin_air_class() {
+    let family = Family::parse(common::RMW_CYCLES, Path::new("rmw")).unwrap();
+    let own = load(PTX_7_5).unwrap();
+    let dat3m_reading = load(&PTX_7_5.replace(
+        "acyclic (rf | addr | data | ctrl | rmw) as no_thin_air",
+        "acyclic (rf | addr | data | ctrl) as no_thin_air",
+    ))
+    .unwrap();
+    let mut differ = 0;
+    for g in family.generate().unwrap() {
+        let name = &g.test.name;
+        let c = compare(&own, &g.test).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(c.agrees(), "{name}: {c:?}");
+        let d = compare(&dat3m_reading, &g.test).unwrap();
+        assert!(d.only_builtin.is_empty(), "{name}: {d:?}");
+        assert!(
+            d.only_cat.iter().all(|(_, a)| a == "no_thin_air"),
+            "{name}: {d:?}"
+        );
+        differ += usize::from(!d.agrees());
+    }
+    assert!(
+        differ >= 20,
+        "only {differ} RMW cycles tell the readings apart"
+    );
+}
+
 /// Message passing whose release is a `fence.sc` (C++'s seq_cst store, `fence.sc;
 /// st.relaxed` in the PTX ABI) and whose reader acquires: forbidden by `causality` on both
 /// sides, since `fence.sc` is a release and an acquire fence (NVIDIA's ptx.als: its release

@@ -199,6 +199,39 @@ fn every_enumerated_cycle_is_a_test_that_sc_never_passes() {
     let fam = Family::parse(BROAD_CYCLES, std::path::Path::new("broad")).unwrap();
     let n = assert_cycles_unreachable_under_sc(&fam, "an enumeration");
     assert!(n >= 600, "only {n} cycles");
+    let fam = Family::parse(RMW_CYCLES, std::path::Path::new("rmw")).unwrap();
+    let n = assert_cycles_unreachable_under_sc(&fam, "an enumeration of RMWs");
+    assert!(n >= 280, "only {n} RMW cycles");
+}
+
+/// The read and the write of an `Rmw` edge are one `atom.exch`: it acquires with its read,
+/// releases with its write, stores the write's value and must return the read's.
+#[test]
+fn an_rmw_edge_is_one_exchange() {
+    let fam = "family m4\nshape M4 acq Rmw rel Rfe rlx.cta Rmw Rfe\nplacement diffcta\n";
+    let tests = Family::parse(fam, std::path::Path::new("m4"))
+        .unwrap()
+        .generate()
+        .unwrap();
+    let [g] = &tests[..] else {
+        panic!("{} tests", tests.len())
+    };
+    assert!(
+        g.text.contains("atom.acq_rel.gpu.exch r0, x, 1"),
+        "{}",
+        g.text
+    );
+    assert!(
+        g.text.contains("atom.relaxed.cta.exch r0, x, 2"),
+        "{}",
+        g.text
+    );
+    assert!(g.text.contains("P0:r0 == 2 /\\ P1:r0 == 1"), "{}", g.text);
+    assert!(
+        g.test.name.starts_with("M4+atom.acq_rel.gpu+atom.rlx.cta-"),
+        "{}",
+        g.test.name
+    );
 }
 
 /// The families name their shapes as the generator does: every cycle of a `shape` line has

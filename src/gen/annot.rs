@@ -4,7 +4,9 @@
 
 use super::GenError;
 pub use crate::litmus::ast::FenceSem;
-use crate::litmus::ast::{MembarLevel, Placement, Proxy, ProxyFenceKind, RmwSem, Scope, Spelled};
+use crate::litmus::ast::{
+    MembarLevel, Placement, Proxy, ProxyFenceKind, RmwSem, Scope, Sem, Spelled,
+};
 
 /// Whether an event reads or writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -206,6 +208,16 @@ impl FenceKind {
     }
 }
 
+/// The semantics of an RMW that acquires and releases as told.
+fn rmw_sem(acquire: bool, release: bool) -> RmwSem {
+    match (acquire, release) {
+        (false, false) => RmwSem::Relaxed,
+        (true, false) => RmwSem::Acquire,
+        (false, true) => RmwSem::Release,
+        (true, true) => RmwSem::AcqRel,
+    }
+}
+
 /// The cycle language's token for the semantics of an `atom.exch` write.
 fn rmw_short(sem: RmwSem) -> &'static str {
     match sem {
@@ -261,6 +273,43 @@ pub fn narrowest(s: Scope, at: &Placement, all: &[Placement]) -> Scope {
 }
 
 impl Annot {
+    /// The annotation of the one `atom.exch` that the read annotated `read` and the write
+    /// annotated `write` of an `Rmw` edge make: it acquires where the read does (`acq`) and
+    /// releases where the write does (`rel`), or has the write's `atom.SEM`; the fence and
+    /// scope are the read's or the write's, whichever names one.
+    pub fn rmw_of(read: Annot, write: Annot) -> Result<Annot, GenError> {
+        let bad = |why: &str| {
+            Err(GenError::msg(format!(
+                "`{} Rmw {}`: {why}",
+                read.text(),
+                write.text()
+            )))
+        };
+        let acquire = match read.access {
+            Access::Relaxed => false,
+            Access::Acquire => true,
+            _ => return bad("the read of an RMW is `rlx` or `acq`"),
+        };
+        let (acquire, release) = match write.access {
+            Access::Relaxed => (acquire, false),
+            Access::Release => (acquire, true),
+            Access::Rmw(k) => (acquire || Sem::from(k).acquires(), Sem::from(k).releases()),
+            _ => return bad("the write of an RMW is `rlx`, `rel` or `atom.SEM`"),
+        };
+        if write.before.is_some() {
+            return bad("no fence can come between the read and the write of one RMW");
+        }
+        let scope = match (read.scope, write.scope) {
+            (Some(a), Some(b)) if a != b => return bad("the read and the write name two scopes"),
+            (a, b) => a.or(b),
+        };
+        Ok(Annot {
+            before: read.before,
+            access: Access::Rmw(rmw_sem(acquire, release)),
+            scope,
+        })
+    }
+
     /// Parses an annotation token: `[Fence(KIND)+]SEM[.SCOPE]`, SEM one of `wk`, `rlx`, `acq`,
     /// `rel`, `vol`, `atom.rlx`, `atom.acq`, `atom.rel`, `atom.acq_rel`, or a weak access
     /// through another name of the location: `ali`, `tex`, `sur`, `con`.
@@ -416,5 +465,23 @@ mod tests {
             .unwrap()
             .normalised(&diff_cta[0], &diff_cta);
         assert_eq!(vol, Annot::parse("rlx.gpu").unwrap());
+    }
+
+    #[test]
+    fn an_rmw_acquires_with_its_read_and_releases_with_its_write() {
+        let a = |t: &str| Annot::parse(t).unwrap();
+        let sem = |r: &str, w: &str| match Annot::rmw_of(a(r), a(w)).unwrap().access {
+            Access::Rmw(k) => k,
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(sem("rlx", "rlx"), RmwSem::Relaxed);
+        assert_eq!(sem("acq", "rlx"), RmwSem::Acquire);
+        assert_eq!(sem("rlx", "rel"), RmwSem::Release);
+        assert_eq!(sem("acq", "rel"), RmwSem::AcqRel);
+        assert_eq!(sem("acq", "atom.rel"), RmwSem::AcqRel);
+        assert_eq!(sem("rlx", "atom.acq"), RmwSem::Acquire);
+        let scoped = Annot::rmw_of(a("Fence(sc)+rlx"), a("rlx.cta")).unwrap();
+        assert_eq!(scoped.scope, Some(Scope::Cta));
+        assert!(scoped.before.is_some());
     }
 }

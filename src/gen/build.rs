@@ -119,8 +119,8 @@ fn sem_word(a: Access) -> &'static str {
     sem.as_str()
 }
 
-/// The instructions of event `i`, given the dependency that reaches it (with the register it
-/// starts from); returns the register a read wrote.
+/// The instructions of event `ev`, given the dependency that reaches it (with the register it
+/// starts from); returns the register the access wrote (a read's, or an `atom`'s).
 fn emit_event(
     code: &mut ThreadCode,
     annot: &Annot,
@@ -157,7 +157,7 @@ fn emit_event(
     let reg = (ev.dir == Dir::R || matches!(annot.access, Access::Rmw(_))).then(|| code.reg());
     code.cells
         .push(access_instr(annot, ev.dir, reg.as_deref(), &addr, &value));
-    reg.filter(|_| ev.dir == Dir::R)
+    reg
 }
 
 /// The threads' instruction cells and the condition's conjuncts.
@@ -171,25 +171,34 @@ fn threads_and_condition(cycle: &Cycle, sk: &Skeleton) -> (Vec<Vec<String>>, Vec
         .collect();
     let mut conds = Vec::new();
     let mut last_read: Option<String> = None;
+    // The read of an RMW waits for its write: the two are one `atom.exch`.
+    let mut rmw_read: Option<(usize, Option<(Dep, String)>)> = None;
     for (i, ev) in sk.events.iter().enumerate() {
         let into = (i > 0 && !cycle.edges[i - 1].external()).then(|| cycle.edges[i - 1].kind);
         let dep = match into {
-            Some(EdgeKind::Dp(d)) => last_read.as_deref().map(|r| (d, r)),
+            Some(EdgeKind::Dp(d)) => last_read.as_deref().map(|r| (d, r.to_string())),
             _ => None,
         };
-        let dep = dep.map(|(d, r)| (d, r.to_string()));
         if let Some(EdgeKind::Fenced(f)) = into {
             code[ev.thread].cells.push(f.instr());
         }
-        let c = &mut code[ev.thread];
-        let reg = emit_event(
-            c,
-            &cycle.events[i],
-            ev,
-            dep.as_ref().map(|(d, r)| (*d, r.as_str())),
-        );
+        if cycle.edges[i].kind == EdgeKind::Rmw {
+            rmw_read = Some((i, dep));
+            continue;
+        }
+        let (annot, read, dep) = match rmw_read.take() {
+            Some((r, dep)) => {
+                let annot = Annot::rmw_of(cycle.events[r], cycle.events[i]).expect("checked");
+                (annot, Some(&sk.events[r]), dep)
+            }
+            None => (cycle.events[i], None, dep),
+        };
+        let dep = dep.as_ref().map(|(d, r)| (*d, r.as_str()));
+        let reg = emit_event(&mut code[ev.thread], &annot, ev, dep)
+            .filter(|_| ev.dir == Dir::R || read.is_some());
         if let Some(r) = &reg {
-            conds.push(format!("P{}:{r} == {}", ev.thread, ev.value));
+            let value = read.map_or(ev.value, |e| e.value);
+            conds.push(format!("P{}:{r} == {value}", ev.thread));
         }
         last_read = reg;
     }
@@ -348,10 +357,15 @@ pub fn systematic_name(shape: &str, cycle: &Cycle, place: &Place, space: Space) 
                 _ => {}
             }
         }
+        let a = match i.checked_sub(1).map(|p| (p, cycle.edges[p].kind)) {
+            Some((p, EdgeKind::Rmw)) => Annot::rmw_of(cycle.events[p], *a).expect("checked"),
+            _ if cycle.edges[i].kind == EdgeKind::Rmw => continue,
+            _ => *a,
+        };
         if let Some(f) = a.before {
             per[t].push(f.instr());
         }
-        let access = Annot { before: None, ..*a };
+        let access = Annot { before: None, ..a };
         per[t].push(access.text());
         if cycle.edges[i].external() {
             t += 1;

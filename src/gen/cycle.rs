@@ -6,7 +6,10 @@
 //!   `R` or `W`;
 //! - a fence between the two accesses: `Fence(KIND)dXY`, KIND as in `fence.KIND` or
 //!   `membar.LEVEL` (`Fence(sc.gpu)dWR`, `Fence(acq_rel)dRR`, `Fence(membar.gl)dWW`);
-//! - dependencies from a read: `DpAddrdR`, `DpAddrdW`, `DpDatadW`, `DpCtrldR`, `DpCtrldW`.
+//! - dependencies from a read: `DpAddrdR`, `DpAddrdW`, `DpDatadW`, `DpCtrldR`, `DpCtrldW`;
+//! - `Rmw`: from the read to the write of one atomic read-modify-write (diy7's `Rmw`), one
+//!   `atom.exch` whose semantics join the two events' annotations (`acq Rmw rel` is
+//!   `atom.acq_rel`).
 //!
 //! Events may carry annotations (see [`super::annot`]) written just before the edge that leaves
 //! them: `rlx PodWW rel Rfe acq PodRR rlx Fre` is message passing with a release write and an
@@ -57,6 +60,8 @@ pub enum EdgeKind {
     Fenced(FenceKind),
     /// A dependency, different locations.
     Dp(Dep),
+    /// The read and the write of one atomic read-modify-write, one location.
+    Rmw,
 }
 
 /// One edge of a cycle: its kind and the directions of its two events.
@@ -94,10 +99,20 @@ fn two_dirs(s: &str) -> Option<(Dir, Dir)> {
 }
 
 impl Edge {
+    /// The edge inside an atomic read-modify-write, from its read to its write.
+    pub const RMW: Edge = Edge {
+        kind: EdgeKind::Rmw,
+        src: Dir::R,
+        dst: Dir::W,
+    };
+
     /// Parses an edge token, or `None` when the token is not an edge (an annotation).
     pub fn parse(token: &str) -> Option<Result<Edge, GenError>> {
         if let Some(e) = com_edge(token) {
             return Some(Ok(e));
+        }
+        if token == "Rmw" {
+            return Some(Ok(Edge::RMW));
         }
         if let Some(r) = token.strip_prefix("Pod") {
             return Some(po_edge(token, false, r));
@@ -154,6 +169,7 @@ impl Edge {
             }
             EdgeKind::Po { same_loc } => format!("Po{}{dirs}", if same_loc { "s" } else { "d" }),
             EdgeKind::Fenced(f) => format!("Fence({})d{dirs}", f.text()),
+            EdgeKind::Rmw => "Rmw".into(),
             EdgeKind::Dp(dep) => {
                 let w = match dep {
                     Dep::Addr => "Addr",
@@ -219,6 +235,9 @@ impl Cycle {
                     dir_word(a.src)
                 )));
             }
+            if a.kind == EdgeKind::Rmw {
+                Annot::rmw_of(self.events[i], self.events[(i + 1) % n])?;
+            }
         }
         if self.edges.iter().filter(|e| e.external()).count() < 2 {
             return Err(GenError::msg(
@@ -254,6 +273,13 @@ impl Cycle {
     /// left out with `fence_scope`.
     pub fn with_scopes(&self, scope: Scope, fence_scope: Scope) -> Cycle {
         let mut c = self.clone();
+        let n = c.edges.len();
+        // The two halves of an RMW are one instruction: a scope named on one is the other's.
+        for i in (0..n).filter(|&i| c.edges[i].kind == EdgeKind::Rmw) {
+            let named = c.events[i].scope.or(c.events[(i + 1) % n].scope);
+            c.events[i].scope = named;
+            c.events[(i + 1) % n].scope = named;
+        }
         for a in &mut c.events {
             *a = a.with_scopes(scope, fence_scope);
         }
@@ -384,6 +410,24 @@ mod tests {
             let c = Cycle::parse(t).unwrap();
             assert_eq!(Cycle::parse(&c.text()).unwrap(), c);
         }
+    }
+
+    #[test]
+    fn an_rmw_joins_a_read_and_a_write_of_one_instruction() {
+        let c = Cycle::parse("Rmw Rfe Rmw Rfe").unwrap();
+        assert_eq!(c.edges[0], Edge::RMW);
+        assert!(!Edge::RMW.changes_location() && !Edge::RMW.is_com());
+        assert_eq!(Cycle::parse(&c.text()).unwrap(), c);
+        let e = |t: &str| Cycle::parse(t).unwrap_err().to_string();
+        assert!(e("wk Rmw Rfe Rmw Rfe").contains("the read of an RMW is `rlx` or `acq`"));
+        assert!(e("Rmw vol Rfe Rmw Rfe").contains("the write of an RMW is"));
+        assert!(e("rlx.cta Rmw rlx.gpu Rfe Rmw Rfe").contains("two scopes"));
+        assert!(e("Rmw Fence(sc)+rlx Rfe Rmw Rfe").contains("no fence can come between"));
+        // A scope named on one half is the other's before the family fills in its own.
+        let c = Cycle::parse("rlx.cta Rmw Rfe Rmw Rfe").unwrap();
+        let filled = c.with_scopes(Scope::Gpu, Scope::Gpu);
+        assert_eq!(filled.events[1].scope, Some(Scope::Cta));
+        assert_eq!(filled.events[3].scope, Some(Scope::Gpu));
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! `-relax` and `-safe`: the cycles a family's `cycles` line stands for.
 //!
 //! A cycle is kept when its edges chain (each reaches the direction the next leaves), it
-//! crosses between two and `threads` threads, no thread holds more than two events (one edge
-//! of program order or internal communication, as in Shasha and Snir's critical cycles), it
+//! crosses between two and `threads` threads, no thread holds more than two accesses (one edge
+//! of program order or internal communication, as in Shasha and Snir's critical cycles; the
+//! read and the write of an RMW, joined by `Rmw`, are one access), it
 //! uses at least one `relax` edge, and it is a test as written ([`Skeleton::of`] accepts it).
 //! A pool item is an edge (`PodWR`) or an annotation and an edge (`acq:PodRR`, `rel:Rfe`):
 //! the annotation goes on the event the edge leaves, as in the cycle language; an edge alone
@@ -14,7 +15,7 @@
 //! the shape does ([`shapes::aligned`]).
 
 use super::annot::Annot;
-use super::cycle::{Cycle, Edge};
+use super::cycle::{Cycle, Edge, EdgeKind};
 use super::shapes;
 use super::skeleton::Skeleton;
 use super::GenError;
@@ -187,12 +188,17 @@ impl Walk<'_> {
     }
 
     /// Whether edge `i` may come next in a cycle of `len` edges: it leaves what the last one
-    /// reaches, a thread gets no second edge of its own, threads stay within the bound, and
+    /// reaches, a thread gets no second edge of its own besides `Rmw`, threads stay within the bound, and
     /// the last edge leaves its thread (so the cycle starts a thread).
     fn fits(&self, i: usize, len: usize) -> bool {
         let e = self.edges[i];
         let last = self.seq.last().map(|&j| self.edges[j]);
-        if last.is_some_and(|l| l.dst != e.src || !(l.external() || e.external())) {
+        if last.is_some_and(|l| l.dst != e.src) {
+            return false;
+        }
+        let ordered = |x: &Edge| !x.external() && x.kind != EdgeKind::Rmw;
+        let thread = self.seq.iter().rev().map(|&j| self.edges[j]);
+        if ordered(&e) && thread.take_while(|x| !x.external()).any(|x| ordered(&x)) {
             return false;
         }
         let threads = self
@@ -350,6 +356,27 @@ mod tests {
                 .contains("`acq` cannot annotate the event `PodWR` leaves"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn an_rmw_is_one_access_of_its_thread() {
+        let texts = |size: &str, relax: &str, safe: &str| {
+            let pool = Pool::parse(&words(size), &words(relax), &words(safe)).unwrap();
+            let cycles = pool.cycles().unwrap();
+            cycles.iter().map(Cycle::text).collect::<Vec<_>>()
+        };
+        let m4 = texts("4 2", "Rmw", "Rfe Fre Coe");
+        assert_eq!(
+            m4,
+            ["rlx Rfe rlx Rmw rlx Coe", "rlx Rmw rlx Rfe rlx Rmw rlx Rfe"]
+        );
+        // Besides its RMW, a thread holds one more access at most.
+        let sb = texts("6 2", "Rmw", "Fre Coe Rfe PodWR PodRW");
+        assert!(
+            sb.contains(&"rlx PodWR rlx Rmw rlx Coe rlx PodWR rlx Rmw rlx Coe".to_string()),
+            "{sb:?}"
+        );
+        assert!(sb.iter().all(|t| !t.contains("PodWR rlx PodRW")), "{sb:?}");
     }
 
     #[test]

@@ -155,7 +155,8 @@ fn number_writes(cycle: &Cycle, events: &mut [Event]) -> Vec<(usize, i64)> {
 }
 
 /// A read before an `Fr` edge sees the write coherence-before that edge's target; otherwise it
-/// sees the write of an `Rf` or `Pos` edge reaching it.
+/// sees the write of an `Rf` or `Pos` edge reaching it, or, as the read of an RMW, the write
+/// coherence-before the RMW's own.
 fn read_values(cycle: &Cycle, events: &mut [Event]) -> Result<(), GenError> {
     let n = events.len();
     for i in 0..n {
@@ -171,6 +172,8 @@ fn read_values(cycle: &Cycle, events: &mut [Event]) -> Result<(), GenError> {
             (EdgeKind::Com { com: Com::Fr, .. }, _) => events[(i + 1) % n].value - 1,
             (_, EdgeKind::Com { com: Com::Rf, .. }) => events[prev].value,
             (_, EdgeKind::Po { same_loc: true }) if inc.src == Dir::W => events[prev].value,
+            // An RMW reads the write coherence-just-before its own.
+            (EdgeKind::Rmw, _) => events[(i + 1) % n].value - 1,
             _ => {
                 return Err(GenError::msg(format!(
                     "the read after `{}` has no value fixed by the cycle: give it an incoming Rf or an outgoing Fr",
@@ -237,6 +240,27 @@ mod tests {
         let s = skel("Rfe PosRW Coe");
         let values: Vec<i64> = s.events.iter().map(|e| e.value).collect();
         assert_eq!((values, s.finals), (vec![2, 2, 1], vec![(0, 2)]));
+    }
+
+    #[test]
+    fn an_rmw_reads_the_write_coherence_before_its_own() {
+        // M4: each RMW reads the other's write; the second write ends coherence.
+        let s = skel("Rmw Rfe Rmw Rfe");
+        let values: Vec<i64> = s.events.iter().map(|e| e.value).collect();
+        assert_eq!((values, s.finals), (vec![2, 1, 1, 2], vec![(0, 2)]));
+        // SB with RMWs for reads: each reads the initial value before its own write.
+        let s = skel("PodWR Rmw Coe PodWR Rmw Coe");
+        assert_eq!(
+            summary(&s),
+            [
+                (0, "x".into(), 2),
+                (0, "y".into(), 0),
+                (0, "y".into(), 1),
+                (1, "y".into(), 2),
+                (1, "x".into(), 0),
+                (1, "x".into(), 1)
+            ]
+        );
     }
 
     #[test]

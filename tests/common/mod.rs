@@ -93,6 +93,12 @@ pub const BROAD_CYCLES: &str = "family broad\ncycles 6 4\n\
     relax PodWR PodWW PodRR PodRW PosWR PosRR PosWW PosRW Fence(sc)dWR Fence(acq_rel)dRR \
     DpAddrdR DpDatadW DpCtrldW\nsafe Rfe Fre Coe Rfi Fri Coi\n";
 
+/// A family of every critical cycle of up to six edges through atomic read-modify-writes
+/// (`Rmw`, some of them `.cta` in a `.gpu` test), with program order and communication, at
+/// two scopes and two placements (287 cycles): where `no_thin_air` orders through `rmw`.
+pub const RMW_CYCLES: &str = "family rmw\ncycles 6 4\nrelax Rmw rlx.cta:Rmw\n\
+    safe Rfe Fre Coe PodWR PodRW PodRR PodWW\nscope cta gpu\nplacement samecta diffcta\n";
+
 /// The names of the entries of folder `dir`, sorted.
 pub fn file_names(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
