@@ -86,12 +86,14 @@ pub enum Command {
     /// candidate and consistent execution counts and the test hash. A test that does not parse
     /// or uses something the model cannot decide is reported and the batch goes on (exit 2).
     Check(CheckArgs),
-    /// Compare the built-in checker with a cat model on seeded random tests.
+    /// Compare the built-in checker with a cat model on seeded random tests, or on PATHS.
     ///
     /// Tests `0..N` of the random stream of SEED (2–4 threads over three CTAs; ld, st, fence,
-    /// atom, red with every semantics and scope) are checked by both; prints how many agree
-    /// (same allowed outcomes) and the disagreements by class: which side allows more, and the
-    /// axiom or check that excludes the outcome on the other side. Exit 1 on a disagreement.
+    /// atom, red with every semantics and scope), or the tests under PATHS, are checked by
+    /// both; prints how many agree (same allowed outcomes) and the disagreements by class:
+    /// which side allows more, and the axiom or check that excludes the outcome on the other
+    /// side. Exit 1 on a disagreement, 2 when a test under PATHS does not parse (it is named,
+    /// and the rest are compared).
     ModelDiff(ModelDiffArgs),
     /// Generate the PTX kernel of a test (print it, or write it to a file).
     Emit(EmitArgs),
@@ -517,6 +519,10 @@ pub struct CheckArgs {
 /// Arguments of `model-diff`.
 #[derive(Debug, Args)]
 pub struct ModelDiffArgs {
+    /// Test files, or folders searched for `.litmus` files, to compare on instead of the
+    /// random stream (a `gen --enumerate --out` folder, the corpus).
+    #[arg(value_name = "PATHS", conflicts_with_all = ["tests", "seed", "first", "barriers", "proxies"])]
+    pub paths: Vec<PathBuf>,
     /// The cat model to compare with: a `.cat` file or `ptx-7.5`, `ptx-6.0`.
     #[arg(
         long,

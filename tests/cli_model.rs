@@ -475,3 +475,62 @@ fn bench_model_times_the_checker_or_the_cat_interpreter_it_is_given() {
         "{err}"
     );
 }
+
+/// `model-diff PATHS` compares on the tests under the paths: M4 disagrees with a reading of
+/// the model that leaves `rmw` out of `no_thin_air`, MP agrees, a file that does not parse is
+/// named with its line and turns the exit to 2, and the stream's flags are refused beside
+/// paths.
+#[test]
+fn model_diff_compares_on_the_tests_under_paths() {
+    let d = scratch("diff-paths");
+    let tests = d.join("tests");
+    std::fs::create_dir_all(&tests).unwrap();
+    std::fs::write(tests.join("M4.litmus"), M4).unwrap();
+    let mp = std::fs::read_to_string(
+        common::root().join("litmus/mp/MP+fence.sc.gpu+fence.sc.gpu.litmus"),
+    )
+    .unwrap();
+    std::fs::write(tests.join("MP.litmus"), mp).unwrap();
+    let reading = ptx_litmus::cat::builtin::PTX_7_5.replace(
+        "acyclic (rf | addr | data | ctrl | rmw) as no_thin_air",
+        "acyclic (rf | addr | data | ctrl) as no_thin_air",
+    );
+    std::fs::write(d.join("no-rmw.cat"), reading).unwrap();
+    let diff = |extra: &[&str]| {
+        bin()
+            .args(["model-diff", "--model"])
+            .arg(d.join("no-rmw.cat"))
+            .arg(&tests)
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = diff(&[]);
+    let said = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("2 tests under "), "{said}");
+    assert!(
+        said.contains(": 1 agree, 1 disagree, 0 undecided"),
+        "{said}"
+    );
+    assert!(
+        said.contains("1  model allows more; built-in excludes by no_thin_air"),
+        "{said}"
+    );
+    std::fs::write(
+        tests.join("bad.litmus"),
+        "PTX bad\n{ x=0; }\n P0 ;\n foo r0 ;\n",
+    )
+    .unwrap();
+    let out = diff(&[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("bad.litmus:4:"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(text(&out.stdout).contains(": 1 agree, 1 disagree"));
+    let out = diff(&["--seed", "3"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("cannot be used with"));
+}

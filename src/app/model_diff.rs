@@ -8,29 +8,33 @@ use crate::cat::builtin::{choose, Chosen};
 use crate::cat::differential::{compare_with, random_test, Comparison, Seconds, Summary};
 use crate::cli::ModelDiffArgs;
 use crate::gen::random::{test_name, Stream};
-use crate::litmus::ast::Test;
-use std::path::Path;
+use crate::litmus::{self, ast::Test};
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-/// Runs the comparison and prints the summary; exit 1 when some test disagrees, 3 when
-/// stopped early by a signal (the summary covers the tests compared).
+/// Runs the comparison and prints the summary; exit 1 when some test disagrees, 2 when a test
+/// under the paths does not parse, 3 when stopped early by a signal (the summary covers the
+/// tests compared).
 pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
     let model = choose(&args.model)?;
     let limit = bounded_check::timeout(args.timeout)?;
     interrupt::install();
     let start = Instant::now();
-    let mut s = Summary::default();
     if let Some(dir) = &args.save {
         std::fs::create_dir_all(dir).map_err(|e| format!("--save {}: {e}", dir.display()))?;
     }
+    let ((tests, count), what, unparsed) = if args.paths.is_empty() {
+        random_tests(args)
+    } else {
+        path_tests(&args.paths)?
+    };
+    let mut s = Summary::default();
     let mut saved = 0;
-    let bar = Bar::new(args.tests, "tests").live(bounded_check::progress);
-    for i in args.first..args.first.saturating_add(args.tests) {
+    let bar = Bar::new(count, "tests").live(bounded_check::progress);
+    for (name, text, test) in tests {
         if interrupt::requested() {
             break;
         }
-        let (text, test) = random_test(args.seed, i, args.stream());
-        let name = test_name(args.seed, i, args.stream());
         bar.working_on(&name);
         let (compared, secs) = compare(&model, &test, limit);
         if !matches!(&compared, Ok(c) if c.agrees()) {
@@ -41,16 +45,9 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
     }
     drop(bar);
     println!(
-        "built-in checker vs {} ({}), seed {}{}, tests {}.., in {:.1} s",
+        "built-in checker vs {} ({}), {what}, in {:.1} s",
         model.name,
         model.model.title,
-        args.seed,
-        match args.stream() {
-            Stream::Plain => "",
-            Stream::Barriers => " (barrier stream)",
-            Stream::Proxies => " (proxy stream)",
-        },
-        args.first,
         start.elapsed().as_secs_f64()
     );
     print!("{}", s.report(args.examples));
@@ -63,11 +60,61 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
     Ok(if let Some(sig) = interrupt::signal_name() {
         eprintln!("ptx-litmus: {sig}: stopped; the summary covers the tests compared");
         Exit::Partial
+    } else if unparsed > 0 {
+        Exit::Error
     } else if s.agree == s.tests {
         Exit::Success
     } else {
         Exit::Finding
     })
+}
+
+/// A test to compare: its name, its text and the parsed test.
+type Named = (String, String, Test);
+
+/// The tests to compare, made as they are needed, and how many.
+type Tests<'a> = (Box<dyn Iterator<Item = Named> + 'a>, u64);
+
+/// The tests of the random stream `args` chooses, and how the summary names them.
+fn random_tests(args: &ModelDiffArgs) -> (Tests<'_>, String, usize) {
+    let stream = args.stream();
+    let range = args.first..args.first.saturating_add(args.tests);
+    let count = range.end - range.start;
+    let tests = range.map(move |i| {
+        let (text, test) = random_test(args.seed, i, stream);
+        (test_name(args.seed, i, stream), text, test)
+    });
+    let kind = match stream {
+        Stream::Plain => "",
+        Stream::Barriers => " (barrier stream)",
+        Stream::Proxies => " (proxy stream)",
+    };
+    let what = format!("seed {}{kind}, tests {}..", args.seed, args.first);
+    ((Box::new(tests), count), what, 0)
+}
+
+/// The tests under `paths`, how the summary names them, and how many files did not parse
+/// (each reported on stderr).
+fn path_tests(paths: &[PathBuf]) -> Result<(Tests<'static>, String, usize), AppError> {
+    let mut unparsed = 0;
+    let mut tests = Vec::new();
+    for (path, parsed) in super::suite::load(paths)? {
+        match parsed {
+            Ok(test) => tests.push((test.name.clone(), litmus::print(&test), test)),
+            Err(e) if e.starts_with(&path.display().to_string()) => {
+                unparsed += 1;
+                eprintln!("ptx-litmus: {e}");
+            }
+            Err(e) => {
+                unparsed += 1;
+                eprintln!("ptx-litmus: {}: {e}", path.display());
+            }
+        }
+    }
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    let what = format!("{} tests under {}", tests.len(), shown.join(" "));
+    let count = tests.len() as u64;
+    Ok(((Box::new(tests.into_iter()), count), what, unparsed))
 }
 
 /// Both sides on `test`, each bounded by `limit`, and the seconds each took.
