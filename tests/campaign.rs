@@ -215,7 +215,7 @@ fn a_step_past_the_budget_is_stopped_and_stays_to_do() {
     std::fs::create_dir_all(&bin_dir).unwrap();
     for tool in ["sh", "bash", "sleep"] {
         let Some(found) = on_path(tool) else {
-            eprintln!("skipping: no `{tool}` on PATH");
+            common::not_checked(&format!("no `{tool}` on PATH"));
             return;
         };
         std::os::unix::fs::symlink(found, bin_dir.join(tool)).unwrap();
@@ -977,7 +977,7 @@ fn a_campaign_that_finds_no_usable_gpu_says_why_under_out() {
     let machine = campaign(&["machine", "--backend", "cuda"], &[]);
     if machine.status.success() {
         // A usable GPU: the path under test cannot be reached; check what replaces it.
-        println!("not checked: a GPU is usable here, so the campaign would run its steps");
+        common::not_checked("a GPU is usable here, so the campaign would run its steps");
         assert!(limits::plain_name(text(&machine.stdout).trim()));
         return;
     }
@@ -1124,7 +1124,7 @@ fn the_smoke_script_with_no_usable_gpu_ends_at_once_saying_why() {
         .status
         .success()
     {
-        println!("not checked: a GPU is usable here, so the smoke runs would run");
+        common::not_checked("a GPU is usable here, so the smoke runs would run");
         return;
     }
     let dir = scratch("smoke-cuda");

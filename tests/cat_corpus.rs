@@ -17,7 +17,9 @@ use std::path::PathBuf;
 /// Checks every test of `csv` with `model`; returns (checked, mismatches).
 fn run_csv(model: &Model, csv: &str) -> Option<(usize, Vec<String>)> {
     let Some(root) = corpus() else {
-        eprintln!("NOT CHECKED: ../shared/corpus/dat3m is absent (the third-party corpus is not in this checkout)");
+        common::not_checked(
+            "../shared/corpus/dat3m is absent (the third-party corpus is not in this checkout)",
+        );
         return None;
     };
     let text = std::fs::read_to_string(root.join("expected").join(csv)).expect("expected CSV");
@@ -74,11 +76,11 @@ fn dat3m_cat() -> Option<PathBuf> {
     if dir.join("ptx-v7.5.cat").is_file() && dir.join("ptx-v6.0.cat").is_file() {
         Some(dir)
     } else {
-        eprintln!(
-            "NOT CHECKED: Dat3M's ptx-v7.5.cat and ptx-v6.0.cat are not in {} \
+        common::not_checked(&format!(
+            "Dat3M's ptx-v7.5.cat and ptx-v6.0.cat are not in {} \
              (set PTX_LITMUS_DAT3M_CAT to a folder holding them, or run scripts/dat3m-cat)",
             dir.display()
-        );
+        ));
         None
     }
 }

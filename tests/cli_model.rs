@@ -407,7 +407,7 @@ fn ctrl_c_stops_a_run_judged_by_a_cat_model_within_a_second() {
     if !sigint.is_ok_and(|s| s.success()) {
         let _ = child.kill();
         let _ = child.wait();
-        eprintln!("NOT CHECKED: no `kill` command to send SIGINT");
+        common::not_checked("no `kill` command to send SIGINT");
         return;
     }
     let o = child.wait_with_output().unwrap();

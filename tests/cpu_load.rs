@@ -33,7 +33,7 @@ fn a_cpu_run_records_the_load_and_the_cpu_each_test_got_and_warns_as_they_say() 
     let set_dir = machine.unwrap().path().join("r");
     let set = read_result_set(&set_dir).unwrap();
     if !std::path::Path::new("/proc/loadavg").exists() {
-        eprintln!("no /proc on this system: load and CPU time are not recorded, nothing checked");
+        common::not_checked("no /proc on this system: load and CPU time are not recorded");
         return;
     }
     let recorded: f64 = set.run.provenance["load_average"].parse().unwrap();

@@ -185,7 +185,7 @@ fn run_then_signal(out: &std::path::Path, signal: &str) -> Option<std::process::
     if !sent.is_ok_and(|s| s.success()) {
         let _ = child.kill();
         let _ = child.wait();
-        eprintln!("skipping: no `kill` command to send SIG{signal}");
+        common::not_checked(&format!("no `kill` command to send SIG{signal}"));
         return None;
     }
     Some(child.wait_with_output().unwrap())

@@ -39,7 +39,9 @@ fn run_backend_cuda_exits_2_with_the_detection_reason() {
     let o = run_on_cuda(&out, std::path::Path::new("litmus/mp"));
     match cuda::status() {
         Err(why) => {
-            eprintln!("no usable GPU here ({why}); checking the refusal");
+            common::not_checked(&format!(
+                "the MP family on a GPU ({why}); the refusal is checked"
+            ));
             assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
             let err = stderr(&o);
             assert_eq!(err.lines().count(), 1, "{err}");
@@ -125,7 +127,9 @@ fn proxy_tests_take_the_same_path_as_plain_ones() {
     let err = stderr(&o);
     match cuda::status() {
         Err(why) => {
-            eprintln!("no usable GPU here ({why}); checking the refusal of the proxy tests");
+            common::not_checked(&format!(
+                "the proxy tests on a GPU ({why}); their refusal is checked"
+            ));
             assert_eq!(o.status.code(), Some(2), "{err}");
             assert_eq!(err.lines().count(), 1, "{err}");
             assert!(
@@ -164,7 +168,9 @@ fn auto_says_which_backend_it_took() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     match cuda::status() {
         Err(why) => {
-            eprintln!("no usable GPU here ({why}); checking the fallback to the CPU");
+            common::not_checked(&format!(
+                "`--backend auto` taking a GPU ({why}); the fallback to the CPU is checked"
+            ));
             assert!(err.contains("no usable GPU") && err.contains(&why), "{err}");
             assert!(err.contains("CPU backend"), "{err}");
             assert!(stdout.contains("cpu"), "{stdout}");
@@ -181,7 +187,9 @@ fn auto_says_which_backend_it_took() {
 fn bench_gpu_exits_2_with_the_detection_reason() {
     match cuda::status() {
         Err(why) => {
-            eprintln!("no usable GPU here ({why}); checking the refusal");
+            common::not_checked(&format!(
+                "the MP family on a GPU ({why}); the refusal is checked"
+            ));
             let o = ptx_litmus(&["bench", "gpu", "--time", "0.1"]);
             assert_eq!(o.status.code(), Some(2));
             let err = stderr(&o);

@@ -64,7 +64,7 @@ fn headless(browser: &Path, profile: &Path) -> Command {
 #[test]
 fn report_loads_in_headless_chromium_with_summary_and_plots() {
     let Some(browser) = chromium() else {
-        eprintln!("skipping: chromium is not installed (CI installs Debian's chromium)");
+        common::not_checked("chromium is not installed (CI installs Debian's chromium)");
         assert!(
             std::env::var_os("CI").is_none(),
             "chromium is required in CI for the browser test"

@@ -13,7 +13,7 @@ pub fn tools_present(test: &str) -> bool {
             if std::env::var_os("CI").is_some() {
                 panic!("{test}: CI must run this test, but {e}");
             }
-            eprintln!("{test}: skipping: {e}");
+            super::not_checked(&format!("{test}: {e}"));
             return false;
         }
     }
@@ -49,7 +49,7 @@ pub fn pinned_present(test: &str) -> Option<Vec<String>> {
             if std::env::var_os("CI").is_some() {
                 panic!("{test}: CI must run this test, but {e}");
             }
-            eprintln!("{test}: skipping, not checked: {e}");
+            super::not_checked(&format!("{test}: {e}"));
             return None;
         }
     }

@@ -24,7 +24,7 @@ pub fn on_a_terminal_ending(args: &str, env: &[(&str, &str)]) -> Option<(bool, S
     match out {
         Ok(out) => Some((out.status.success(), text(&out.stdout))),
         Err(e) => {
-            eprintln!("NOT CHECKED: no terminal to run `{cmd}` in (`script`: {e})");
+            super::not_checked(&format!("no terminal to run `{cmd}` in (`script`: {e})"));
             None
         }
     }
