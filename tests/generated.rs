@@ -204,8 +204,8 @@ fn every_enumerated_cycle_is_a_test_that_sc_never_passes() {
     assert!(n >= 280, "only {n} RMW cycles");
 }
 
-/// The read and the write of an `Rmw` edge are one `atom.exch`: it acquires with its read,
-/// releases with its write, stores the write's value and must return the read's.
+/// The read and the write of an `Rmw` edge are one `atom.exch` (or `cas`, `add`): it acquires
+/// with its read, releases with its write, stores the write's value and must return the read's.
 #[test]
 fn an_rmw_edge_is_one_exchange() {
     let fam = "family m4\nshape M4 acq Rmw rel Rfe rlx.cta Rmw Rfe\nplacement diffcta\n";
@@ -229,6 +229,29 @@ fn an_rmw_edge_is_one_exchange() {
     assert!(g.text.contains("P0:r0 == 2 /\\ P1:r0 == 1"), "{}", g.text);
     assert!(
         g.test.name.starts_with("M4+atom.acq_rel.gpu+atom.rlx.cta-"),
+        "{}",
+        g.test.name
+    );
+    // A `cas` expects the value its read must return; an `add` adds what takes it to the value
+    // written. The name tells the operation.
+    let fam = "family ops\nshape M4 Rmw(cas) Rfe Rmw(add) Rfe\nplacement diffcta\n";
+    let tests = Family::parse(fam, std::path::Path::new("ops"))
+        .unwrap()
+        .generate()
+        .unwrap();
+    let g = &tests[0];
+    assert!(
+        g.text.contains("atom.relaxed.gpu.cas r0, x, 2, 1"),
+        "{}",
+        g.text
+    );
+    assert!(
+        g.text.contains("atom.relaxed.gpu.add r0, x, 1"),
+        "{}",
+        g.text
+    );
+    assert!(
+        g.test.name.starts_with("M4+cas.rlx.gpu+add.rlx.gpu-"),
         "{}",
         g.test.name
     );

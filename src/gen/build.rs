@@ -7,7 +7,7 @@ use super::cycle::{Cycle, Dep, EdgeKind};
 use super::place::Place;
 use super::skeleton::{loc_name, Event, Skeleton};
 use super::GenError;
-use crate::litmus::{self, ast::Placement, ast::Sem, ast::Spelled, ast::Test};
+use crate::litmus::{self, ast::AtomOp, ast::Placement, ast::Sem, ast::Spelled, ast::Test};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -120,12 +120,14 @@ fn sem_word(a: Access) -> &'static str {
 }
 
 /// The instructions of event `ev`, given the dependency that reaches it (with the register it
-/// starts from); returns the register the access wrote (a read's, or an `atom`'s).
+/// starts from) and, for the write of an RMW pair, its operation and the value its read must
+/// return; returns the register the access wrote (a read's, or an `atom`'s).
 fn emit_event(
     code: &mut ThreadCode,
     annot: &Annot,
     ev: &Event,
     dep: Option<(Dep, &str)>,
+    rmw: Option<(AtomOp, i64)>,
 ) -> Option<String> {
     if let Some(f) = annot.before {
         code.cells.push(f.instr());
@@ -155,9 +157,45 @@ fn emit_event(
         None => {}
     }
     let reg = (ev.dir == Dir::R || matches!(annot.access, Access::Rmw(_))).then(|| code.reg());
-    code.cells
-        .push(access_instr(annot, ev.dir, reg.as_deref(), &addr, &value));
+    let instr = match rmw {
+        Some((op, read)) => rmw_instr(annot, op, reg.as_deref(), &addr, read, &value),
+        None => access_instr(annot, ev.dir, reg.as_deref(), &addr, &value),
+    };
+    code.cells.push(instr);
     reg
+}
+
+/// The `atom` of an RMW pair: an exchange stores `value`, a `cas` expects the value `read` and
+/// stores `value`, an `add` adds what takes `read` to `value`.
+fn rmw_instr(
+    a: &Annot,
+    op: AtomOp,
+    reg: Option<&str>,
+    addr: &str,
+    read: i64,
+    value: &str,
+) -> String {
+    let (sem, scope) = match a.access {
+        Access::Rmw(k) => (
+            k.as_str(),
+            a.scope
+                .map_or(String::new(), |s| format!(".{}", s.as_str())),
+        ),
+        _ => unreachable!("an RMW pair's annotation is an RMW's"),
+    };
+    let reg = reg.unwrap_or("r_");
+    let operands = match op {
+        AtomOp::Cas => format!("{read}, {value}"),
+        AtomOp::Add => {
+            let v: i64 = value.parse().expect("no dependency reaches an RMW's write");
+            (v - read).to_string()
+        }
+        _ => value.to_string(),
+    };
+    format!(
+        "atom.{sem}{scope}.{} {reg}, {addr}, {operands}",
+        op.as_str()
+    )
 }
 
 /// The threads' instruction cells and the condition's conjuncts.
@@ -182,22 +220,25 @@ fn threads_and_condition(cycle: &Cycle, sk: &Skeleton) -> (Vec<Vec<String>>, Vec
         if let Some(EdgeKind::Fenced(f)) = into {
             code[ev.thread].cells.push(f.instr());
         }
-        if cycle.edges[i].kind == EdgeKind::Rmw {
+        if cycle.edges[i].is_rmw() {
             rmw_read = Some((i, dep));
             continue;
         }
         let (annot, read, dep) = match rmw_read.take() {
             Some((r, dep)) => {
                 let annot = Annot::rmw_of(cycle.events[r], cycle.events[i]).expect("checked");
-                (annot, Some(&sk.events[r]), dep)
+                let EdgeKind::Rmw(op) = cycle.edges[r].kind else {
+                    unreachable!("an RMW's read leaves by its Rmw edge")
+                };
+                (annot, Some((op, sk.events[r].value)), dep)
             }
             None => (cycle.events[i], None, dep),
         };
         let dep = dep.as_ref().map(|(d, r)| (*d, r.as_str()));
-        let reg = emit_event(&mut code[ev.thread], &annot, ev, dep)
+        let reg = emit_event(&mut code[ev.thread], &annot, ev, dep, read)
             .filter(|_| ev.dir == Dir::R || read.is_some());
         if let Some(r) = &reg {
-            let value = read.map_or(ev.value, |e| e.value);
+            let value = read.map_or(ev.value, |(_, v)| v);
             conds.push(format!("P{}:{r} == {value}", ev.thread));
         }
         last_read = reg;
@@ -357,16 +398,23 @@ pub fn systematic_name(shape: &str, cycle: &Cycle, place: &Place, space: Space) 
                 _ => {}
             }
         }
-        let a = match i.checked_sub(1).map(|p| (p, cycle.edges[p].kind)) {
-            Some((p, EdgeKind::Rmw)) => Annot::rmw_of(cycle.events[p], *a).expect("checked"),
-            _ if cycle.edges[i].kind == EdgeKind::Rmw => continue,
-            _ => *a,
+        let (a, op) = match i.checked_sub(1).map(|p| (p, cycle.edges[p].kind)) {
+            Some((p, EdgeKind::Rmw(op))) => {
+                let pair = Annot::rmw_of(cycle.events[p], *a).expect("checked");
+                (pair, op)
+            }
+            _ if cycle.edges[i].is_rmw() => continue,
+            _ => (*a, AtomOp::Exch),
         };
         if let Some(f) = a.before {
             per[t].push(f.instr());
         }
-        let access = Annot { before: None, ..a };
-        per[t].push(access.text());
+        let access = Annot { before: None, ..a }.text();
+        per[t].push(match op {
+            // `atom.rlx` is an exchange; another operation takes the place of `atom`.
+            AtomOp::Exch => access,
+            op => access.replacen("atom", op.as_str(), 1),
+        });
         if cycle.edges[i].external() {
             t += 1;
         }

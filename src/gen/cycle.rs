@@ -9,7 +9,8 @@
 //! - dependencies from a read: `DpAddrdR`, `DpAddrdW`, `DpDatadW`, `DpCtrldR`, `DpCtrldW`;
 //! - `Rmw`: from the read to the write of one atomic read-modify-write (diy7's `Rmw`), one
 //!   `atom.exch` whose semantics join the two events' annotations (`acq Rmw rel` is
-//!   `atom.acq_rel`).
+//!   `atom.acq_rel`); `Rmw(cas)` and `Rmw(add)` make it an `atom.cas` (expecting the value
+//!   read) or an `atom.add` (of the difference between the values written and read).
 //!
 //! Events may carry annotations (see [`super::annot`]) written just before the edge that leaves
 //! them: `rlx PodWW rel Rfe acq PodRR rlx Fre` is message passing with a release write and an
@@ -17,7 +18,7 @@
 
 use super::annot::{Annot, Dir, FenceKind};
 use super::GenError;
-use crate::litmus::ast::{Placement, Scope};
+use crate::litmus::ast::{AtomOp, Placement, Scope};
 
 /// Communication relations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,8 +61,9 @@ pub enum EdgeKind {
     Fenced(FenceKind),
     /// A dependency, different locations.
     Dp(Dep),
-    /// The read and the write of one atomic read-modify-write, one location.
-    Rmw,
+    /// The read and the write of one atomic read-modify-write (`exch`, `cas` or `add`), one
+    /// location.
+    Rmw(AtomOp),
 }
 
 /// One edge of a cycle: its kind and the directions of its two events.
@@ -100,19 +102,29 @@ fn two_dirs(s: &str) -> Option<(Dir, Dir)> {
 
 impl Edge {
     /// The edge inside an atomic read-modify-write, from its read to its write.
-    pub const RMW: Edge = Edge {
-        kind: EdgeKind::Rmw,
-        src: Dir::R,
-        dst: Dir::W,
-    };
+    pub const RMW: Edge = Edge::rmw(AtomOp::Exch);
+
+    /// The edge inside an atomic read-modify-write `op`, from its read to its write.
+    pub const fn rmw(op: AtomOp) -> Edge {
+        Edge {
+            kind: EdgeKind::Rmw(op),
+            src: Dir::R,
+            dst: Dir::W,
+        }
+    }
+
+    /// Whether the edge joins the read and the write of one RMW.
+    pub fn is_rmw(&self) -> bool {
+        matches!(self.kind, EdgeKind::Rmw(_))
+    }
 
     /// Parses an edge token, or `None` when the token is not an edge (an annotation).
     pub fn parse(token: &str) -> Option<Result<Edge, GenError>> {
         if let Some(e) = com_edge(token) {
             return Some(Ok(e));
         }
-        if token == "Rmw" {
-            return Some(Ok(Edge::RMW));
+        if let Some(r) = token.strip_prefix("Rmw") {
+            return Some(rmw_edge(token, r));
         }
         if let Some(r) = token.strip_prefix("Pod") {
             return Some(po_edge(token, false, r));
@@ -169,7 +181,8 @@ impl Edge {
             }
             EdgeKind::Po { same_loc } => format!("Po{}{dirs}", if same_loc { "s" } else { "d" }),
             EdgeKind::Fenced(f) => format!("Fence({})d{dirs}", f.text()),
-            EdgeKind::Rmw => "Rmw".into(),
+            EdgeKind::Rmw(AtomOp::Exch) => "Rmw".into(),
+            EdgeKind::Rmw(op) => format!("Rmw({})", op.as_str()),
             EdgeKind::Dp(dep) => {
                 let w = match dep {
                     Dep::Addr => "Addr",
@@ -235,7 +248,7 @@ impl Cycle {
                     dir_word(a.src)
                 )));
             }
-            if a.kind == EdgeKind::Rmw {
+            if a.is_rmw() {
                 Annot::rmw_of(self.events[i], self.events[(i + 1) % n])?;
             }
         }
@@ -275,7 +288,7 @@ impl Cycle {
         let mut c = self.clone();
         let n = c.edges.len();
         // The two halves of an RMW are one instruction: a scope named on one is the other's.
-        for i in (0..n).filter(|&i| c.edges[i].kind == EdgeKind::Rmw) {
+        for i in (0..n).filter(|&i| c.edges[i].is_rmw()) {
             let named = c.events[i].scope.or(c.events[(i + 1) % n].scope);
             c.events[i].scope = named;
             c.events[(i + 1) % n].scope = named;
@@ -343,6 +356,26 @@ fn com_edge(token: &str) -> Option<Edge> {
         src,
         dst,
     })
+}
+
+/// The operations an `Rmw` edge can be: those whose write a cycle's values fix.
+const RMW_OPS: [AtomOp; 3] = [AtomOp::Exch, AtomOp::Cas, AtomOp::Add];
+
+/// An RMW edge: `Rmw` (an exchange), or `Rmw(OP)` with `rest` holding `(OP)`.
+fn rmw_edge(token: &str, rest: &str) -> Result<Edge, GenError> {
+    if rest.is_empty() {
+        return Ok(Edge::RMW);
+    }
+    rest.strip_prefix('(')
+        .and_then(|r| r.strip_suffix(')'))
+        .and_then(|op| RMW_OPS.into_iter().find(|o| o.as_str() == op))
+        .map(Edge::rmw)
+        .ok_or_else(|| {
+            bad_edge(
+                token,
+                "expected `Rmw`, `Rmw(exch)`, `Rmw(cas)` or `Rmw(add)`",
+            )
+        })
 }
 
 /// A program-order edge (`PodWR`, `PosRR`): `rest` holds its two directions.
@@ -423,6 +456,10 @@ mod tests {
         assert!(e("Rmw vol Rfe Rmw Rfe").contains("the write of an RMW is"));
         assert!(e("rlx.cta Rmw rlx.gpu Rfe Rmw Rfe").contains("two scopes"));
         assert!(e("Rmw Fence(sc)+rlx Rfe Rmw Rfe").contains("no fence can come between"));
+        let cas = Cycle::parse("Rmw(cas) Rfe Rmw(add) Rfe").unwrap();
+        assert_eq!(cas.text(), "rlx Rmw(cas) rlx Rfe rlx Rmw(add) rlx Rfe");
+        assert_eq!(Cycle::parse("Rmw(exch) Rfe Rmw Rfe").unwrap(), c);
+        assert!(e("Rmw(inc) Rfe Rmw Rfe").contains("expected `Rmw`, `Rmw(exch)`, `Rmw(cas)`"));
         // A scope named on one half is the other's before the family fills in its own.
         let c = Cycle::parse("rlx.cta Rmw Rfe Rmw Rfe").unwrap();
         let filled = c.with_scopes(Scope::Gpu, Scope::Gpu);

@@ -15,7 +15,7 @@
 //! the shape does ([`shapes::aligned`]).
 
 use super::annot::Annot;
-use super::cycle::{Cycle, Edge, EdgeKind};
+use super::cycle::{Cycle, Edge};
 use super::shapes;
 use super::skeleton::Skeleton;
 use super::GenError;
@@ -196,7 +196,7 @@ impl Walk<'_> {
         if last.is_some_and(|l| l.dst != e.src) {
             return false;
         }
-        let ordered = |x: &Edge| !x.external() && x.kind != EdgeKind::Rmw;
+        let ordered = |x: &Edge| !x.external() && !x.is_rmw();
         let thread = self.seq.iter().rev().map(|&j| self.edges[j]);
         if ordered(&e) && thread.take_while(|x| !x.external()).any(|x| ordered(&x)) {
             return false;

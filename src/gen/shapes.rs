@@ -27,13 +27,15 @@ const CLASSIC: [(&str, &str); 18] = [
     ("IRIW", "Rfe PodRR Fre Rfe PodRR Fre"),
 ];
 
-/// The edge with a fence or a dependency read as the program order it orders.
+/// The edge with a fence or a dependency read as the program order it orders, and an RMW of
+/// any operation as `Rmw` (the test name tells the operation).
 fn plain(e: &Edge) -> Edge {
     match e.kind {
         EdgeKind::Fenced(_) | EdgeKind::Dp(_) => Edge {
             kind: EdgeKind::Po { same_loc: false },
             ..*e
         },
+        EdgeKind::Rmw(_) => Edge::RMW,
         _ => *e,
     }
 }

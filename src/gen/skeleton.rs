@@ -173,7 +173,7 @@ fn read_values(cycle: &Cycle, events: &mut [Event]) -> Result<(), GenError> {
             (_, EdgeKind::Com { com: Com::Rf, .. }) => events[prev].value,
             (_, EdgeKind::Po { same_loc: true }) if inc.src == Dir::W => events[prev].value,
             // An RMW reads the write coherence-just-before its own.
-            (EdgeKind::Rmw, _) => events[(i + 1) % n].value - 1,
+            (EdgeKind::Rmw(_), _) => events[(i + 1) % n].value - 1,
             _ => {
                 return Err(GenError::msg(format!(
                     "the read after `{}` has no value fixed by the cycle: give it an incoming Rf or an outgoing Fr",
