@@ -204,57 +204,49 @@ fn every_enumerated_cycle_is_a_test_that_sc_never_passes() {
     assert!(n >= 280, "only {n} RMW cycles");
 }
 
-/// The read and the write of an `Rmw` edge are one `atom.exch` (or `cas`, `add`): it acquires
-/// with its read, releases with its write, stores the write's value and must return the read's.
-#[test]
-fn an_rmw_edge_is_one_exchange() {
-    let fam = "family m4\nshape M4 acq Rmw rel Rfe rlx.cta Rmw Rfe\nplacement diffcta\n";
-    let tests = Family::parse(fam, std::path::Path::new("m4"))
+/// The name of the one test of the `shape` line `shape` across CTAs; panics unless its text
+/// holds each of `wanted`.
+fn one_test_holding(shape: &str, wanted: &[&str]) -> String {
+    let fam = format!("family one\nshape {shape}\nplacement diffcta\n");
+    let tests = Family::parse(&fam, std::path::Path::new("one"))
         .unwrap()
         .generate()
         .unwrap();
     let [g] = &tests[..] else {
-        panic!("{} tests", tests.len())
+        panic!("{shape}: {} tests", tests.len())
     };
-    assert!(
-        g.text.contains("atom.acq_rel.gpu.exch r0, x, 1"),
-        "{}",
-        g.text
+    for w in wanted {
+        assert!(g.text.contains(w), "{w} not in {}", g.text);
+    }
+    g.test.name.clone()
+}
+
+/// The read and the write of an `Rmw` edge are one `atom.exch` (or `cas`, `add`): it acquires
+/// with its read, releases with its write, stores the write's value and must return the read's.
+#[test]
+fn an_rmw_edge_is_one_exchange() {
+    let name = one_test_holding(
+        "M4 acq Rmw rel Rfe rlx.cta Rmw Rfe",
+        &[
+            "atom.acq_rel.gpu.exch r0, x, 1",
+            "atom.relaxed.cta.exch r0, x, 2",
+            "P0:r0 == 2 /\\ P1:r0 == 1",
+        ],
     );
     assert!(
-        g.text.contains("atom.relaxed.cta.exch r0, x, 2"),
-        "{}",
-        g.text
-    );
-    assert!(g.text.contains("P0:r0 == 2 /\\ P1:r0 == 1"), "{}", g.text);
-    assert!(
-        g.test.name.starts_with("M4+atom.acq_rel.gpu+atom.rlx.cta-"),
-        "{}",
-        g.test.name
+        name.starts_with("M4+atom.acq_rel.gpu+atom.rlx.cta-"),
+        "{name}"
     );
     // A `cas` expects the value its read must return; an `add` adds what takes it to the value
     // written. The name tells the operation.
-    let fam = "family ops\nshape M4 Rmw(cas) Rfe Rmw(add) Rfe\nplacement diffcta\n";
-    let tests = Family::parse(fam, std::path::Path::new("ops"))
-        .unwrap()
-        .generate()
-        .unwrap();
-    let g = &tests[0];
-    assert!(
-        g.text.contains("atom.relaxed.gpu.cas r0, x, 2, 1"),
-        "{}",
-        g.text
+    let name = one_test_holding(
+        "M4 Rmw(cas) Rfe Rmw(add) Rfe",
+        &[
+            "atom.relaxed.gpu.cas r0, x, 2, 1",
+            "atom.relaxed.gpu.add r0, x, 1",
+        ],
     );
-    assert!(
-        g.text.contains("atom.relaxed.gpu.add r0, x, 1"),
-        "{}",
-        g.text
-    );
-    assert!(
-        g.test.name.starts_with("M4+cas.rlx.gpu+add.rlx.gpu-"),
-        "{}",
-        g.test.name
-    );
+    assert!(name.starts_with("M4+cas.rlx.gpu+add.rlx.gpu-"), "{name}");
 }
 
 /// The families name their shapes as the generator does: every cycle of a `shape` line has
