@@ -948,7 +948,7 @@ fn the_tracked_tree_leaves_room_for_what_a_device_call_carries() {
         .current_dir(root)
         .output();
     let Some(listed) = listed.ok().filter(|o| o.status.success()) else {
-        println!("not checked: no git checkout here to list the tracked files of");
+        common::not_checked("no git checkout here to list the tracked files of");
         return;
     };
     let total: u64 = listed

@@ -120,7 +120,7 @@ fn random_barrier_tests_show_only_allowed_outcomes() {
 #[test]
 fn a_loaded_barrier_count_synchronises_only_when_it_matches() {
     let Some(root) = corpus() else {
-        eprintln!("skipping: ../shared/corpus is absent");
+        common::not_checked("../shared/corpus is absent");
         return;
     };
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());

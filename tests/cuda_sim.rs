@@ -102,7 +102,7 @@ impl Ran {
 /// (said in the output) without a C compiler.
 fn on_sim(name: &str, args: &[&str], env: &[(&str, &str)]) -> Option<Ran> {
     let Some(lib) = driver() else {
-        println!("not checked: no C compiler (`cc`) here to build the simulated driver");
+        common::not_checked("no C compiler (`cc`) here to build the simulated driver");
         return None;
     };
     let dir = scratch(name);
@@ -688,7 +688,9 @@ fn the_jit_s_cubin_and_ptxas_s_run_the_same_code_in_other_files_and_diff_says_so
         return;
     };
     let Some(lib) = driver() else {
-        println!("{name}: not checked: no C compiler (`cc`) to build the simulated driver");
+        common::not_checked(&format!(
+            "{name}: no C compiler (`cc`) to build the simulated driver"
+        ));
         return;
     };
     // The simulated JIT is the newer pinned ptxas; B runs that ptxas's prebuilt cubin, C the

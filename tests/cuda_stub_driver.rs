@@ -67,7 +67,7 @@ fn open_with(dir: &Path) -> (Option<i32>, String) {
 fn refused(name: &str, stub: Stub, says: &str) {
     let dir = scratch(name);
     let Some(lib) = build(&dir.join("lib"), &stub) else {
-        println!("not checked: no C compiler (`cc`) here to build a stand-in libcuda");
+        common::not_checked("no C compiler (`cc`) here to build a stand-in libcuda");
         return;
     };
     let (code, err) = open_with(&lib);

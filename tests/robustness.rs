@@ -629,7 +629,7 @@ fn ctrl_c_stops_the_model_within_a_second() {
     if !ok.is_ok_and(|s| s.success()) {
         let _ = child.kill();
         let _ = child.wait();
-        eprintln!("skipping: no `kill` command to send SIGINT");
+        common::not_checked("no `kill` command to send SIGINT");
         return;
     }
     let o = child.wait_with_output().unwrap();

@@ -111,7 +111,7 @@ fn the_table_fits_the_terminal_and_a_pipe_gets_100() {
         .output()
         .is_err()
     {
-        println!("SKIPPED: no `script` (util-linux) to give `run` a terminal");
+        common::not_checked("no `script` (util-linux) to give `run` a terminal");
         return;
     }
     let wide = header_at(Some(200), &fresh("term-200"));
