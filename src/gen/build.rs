@@ -79,10 +79,14 @@ impl ThreadCode {
     }
 }
 
+/// The `.scope` an access of annotation `a` is written with, or nothing.
+fn scope_suffix(a: &Annot) -> String {
+    a.scope
+        .map_or(String::new(), |s| format!(".{}", s.as_str()))
+}
+
 fn access_instr(a: &Annot, dir: Dir, reg: Option<&str>, addr: &str, value: &str) -> String {
-    let scope = a
-        .scope
-        .map_or(String::new(), |s| format!(".{}", s.as_str()));
+    let scope = scope_suffix(a);
     let reg = reg.unwrap_or("r_");
     match (a.access, dir) {
         (Access::Rmw(k), _) => format!("atom.{}{scope}.exch {reg}, {addr}, {value}", k.as_str()),
@@ -175,14 +179,10 @@ fn rmw_instr(
     read: i64,
     value: &str,
 ) -> String {
-    let (sem, scope) = match a.access {
-        Access::Rmw(k) => (
-            k.as_str(),
-            a.scope
-                .map_or(String::new(), |s| format!(".{}", s.as_str())),
-        ),
-        _ => unreachable!("an RMW pair's annotation is an RMW's"),
+    let Access::Rmw(k) = a.access else {
+        unreachable!("an RMW pair's annotation is an RMW's")
     };
+    let (sem, scope) = (k.as_str(), scope_suffix(a));
     let reg = reg.unwrap_or("r_");
     let operands = match op {
         AtomOp::Cas => format!("{read}, {value}"),
@@ -209,7 +209,7 @@ fn threads_and_condition(cycle: &Cycle, sk: &Skeleton) -> (Vec<Vec<String>>, Vec
         .collect();
     let mut conds = Vec::new();
     let mut last_read: Option<String> = None;
-    // The read of an RMW waits for its write: the two are one `atom.exch`.
+    // The read of an RMW waits for its write: the two are one `atom`.
     let mut rmw_read: Option<(usize, Option<(Dep, String)>)> = None;
     for (i, ev) in sk.events.iter().enumerate() {
         let into = (i > 0 && !cycle.edges[i - 1].external()).then(|| cycle.edges[i - 1].kind);
