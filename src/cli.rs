@@ -546,6 +546,10 @@ pub struct ModelDiffArgs {
     /// Print the first test of each class.
     #[arg(long)]
     pub examples: bool,
+    /// Compare this many tests at once, on as many threads (each check keeps its own time and
+    /// memory bounds, so N at once may use N times the memory); the summary is the same.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256))]
+    pub jobs: u16,
     /// Use the barrier stream: each random test with every thread of one CTA meeting at
     /// `bar.cta.sync` or `bar.cta.arrive`, once or twice, sometimes with a quorum (tests
     /// `RB<seed>-<index>`: test `R<seed>-<index>` with the barriers added).

@@ -43,6 +43,7 @@ const MEANINGS: &[(&str, &str)] = &[
     ("html", "html"),
     ("index", "shard"),
     ("instances", "instances per test"),
+    ("jobs", "at once"),
     ("json", "json"),
     ("local", "local-search"),
     ("manifest", "manifest"),

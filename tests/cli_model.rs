@@ -534,3 +534,34 @@ fn model_diff_compares_on_the_tests_under_paths() {
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("cannot be used with"));
 }
+
+/// `--jobs N` compares N tests at once and takes their results in the tests' order: the
+/// summary, the classes and their first tests are those of one test at a time.
+#[test]
+fn model_diff_on_several_threads_says_what_one_thread_says() {
+    let d = scratch("diff-jobs");
+    std::fs::write(d.join("none.cat"), "\"no checks\"\n").unwrap();
+    let said = |jobs: &str| {
+        let out = bin()
+            .args(["model-diff", "--tests", "24", "--seed", "3", "--examples"])
+            .args(["--jobs", jobs, "--model"])
+            .arg(d.join("none.cat"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+        // The first line and the slowest test carry times.
+        let all = text(&out.stdout);
+        let kept: Vec<&str> = all
+            .lines()
+            .skip(1)
+            .filter(|l| !l.contains("slowest test:"))
+            .collect();
+        kept.join("\n")
+    };
+    let one = said("1");
+    assert!(one.contains("24 tests ("), "{one}");
+    assert!(one.contains("PTX R3-"), "the classes' first tests: {one}");
+    assert_eq!(said("3"), one);
+    let out = bin().args(["model-diff", "--jobs", "0"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
