@@ -141,3 +141,29 @@ fn a_name_two_tests_share_is_refused_naming_both() {
     assert!(err.contains("ambiguous test name"), "{err}");
     assert!(err.contains("a/Twice.litmus") && err.contains("b/Twice.litmus"));
 }
+
+/// A folder given with no test in it is named in a warning (most likely the wrong folder), by
+/// every command that reads tests; the others still run.
+#[test]
+fn a_folder_without_tests_is_named_in_a_warning() {
+    let empty = scratch("no-tests");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mp = root().join("litmus/mp/MP+fence.sc.gpu+fence.sc.gpu.litmus");
+    for cmd in ["check", "list", "model-diff"] {
+        let out = bin().arg(cmd).arg(&empty).arg(&mp).output().unwrap();
+        let err = text(&out.stderr);
+        assert!(
+            err.contains(&format!(
+                "{}: no `.litmus` file in this folder",
+                empty.display()
+            )),
+            "{cmd}: {err}"
+        );
+        assert!(
+            text(&out.stdout).contains("MP+fence.sc.gpu+fence.sc.gpu"),
+            "{cmd} left the other test out"
+        );
+    }
+    let out = bin().arg("check").arg(&mp).output().unwrap();
+    assert!(!text(&out.stderr).contains("no `.litmus` file"));
+}

@@ -87,6 +87,15 @@ pub fn load(paths: &[PathBuf]) -> Result<Loaded, AppError> {
             .into_iter()
             .map(|(p, r)| (p, r.map_err(|e| e.to_string()))),
     );
+    // A folder with no test in it is most likely the wrong one: say so, and go on.
+    for dir in found.iter().filter(|p| p.is_dir()) {
+        if !out.iter().any(|(f, _)| f.starts_with(dir)) {
+            eprintln!(
+                "ptx-litmus: warning: {}: no `.litmus` file in this folder",
+                dir.display()
+            );
+        }
+    }
     Ok(out)
 }
 
