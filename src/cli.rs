@@ -514,6 +514,11 @@ pub struct CheckArgs {
     /// is ptx-litmus's, not herd7's digest.
     #[arg(long, conflicts_with_all = ["json", "expect", "verdict_only"])]
     pub herd: bool,
+    /// Check this many tests at once, on as many threads (each check keeps its own time and
+    /// memory bounds, so N at once may use N times the memory); the output is the same, in the
+    /// same order. Not with --expect.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=256), conflicts_with = "expect")]
+    pub jobs: u16,
 }
 
 /// Arguments of `model-diff`.

@@ -153,3 +153,58 @@ fn a_bad_test_is_reported_and_the_batch_goes_on() {
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert!(stderr.contains("a_bad.litmus"), "{stderr}");
 }
+
+/// `check --jobs N` checks N tests at once and prints what one at a time prints, in the same
+/// order: verdicts, a file that does not parse (in JSON too), the exit code; with a cat model
+/// and with `--verdict-only` as well.
+#[test]
+fn check_on_several_threads_prints_what_one_thread_prints() {
+    let d = common::scratch("check-jobs");
+    std::fs::create_dir_all(&d).unwrap();
+    for e in std::fs::read_dir(common::root().join("litmus/mp")).unwrap() {
+        let p = e.unwrap().path();
+        std::fs::copy(&p, d.join(p.file_name().unwrap())).unwrap();
+    }
+    std::fs::write(
+        d.join("bad.litmus"),
+        "PTX bad\n{ x=0; }\n P0 ;\n foo r0 ;\n",
+    )
+    .unwrap();
+    // Times differ from run to run; everything else must not.
+    let untimed = |s: String| -> String {
+        s.lines()
+            .filter(|l| !l.starts_with("Time "))
+            .map(|l| match l.find("\"elapsed_us\":") {
+                Some(at) => &l[..at],
+                None => l,
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    for extra in [
+        &[][..],
+        &["--json"],
+        &["--model", "ptx-7.5"],
+        &["--verdict-only"],
+    ] {
+        let said = |jobs: &str| {
+            let out = common::bin()
+                .arg("check")
+                .arg(&d)
+                .args(extra)
+                .args(["--jobs", jobs])
+                .output()
+                .unwrap();
+            (
+                out.status.code(),
+                untimed(common::text(&out.stdout)),
+                common::text(&out.stderr),
+            )
+        };
+        let one = said("1");
+        assert_eq!(one.0, Some(2), "{extra:?}: the bad file makes it 2");
+        assert!(one.2.contains("bad.litmus:4:"), "{extra:?}: {}", one.2);
+        assert!(one.1.lines().count() > 20, "{extra:?}: {}", one.1);
+        assert_eq!(said("3"), one, "{extra:?}");
+    }
+}

@@ -13,7 +13,7 @@ use crate::outcome::{Observable, Outcome};
 use crate::text::pad;
 use serde_json::{json, Map, Value as Json};
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// Checks every test under the given paths (default `litmus`).
 pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
@@ -22,23 +22,64 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     }
     let limit = bounded_check::timeout(args.timeout)?;
-    let (mut unparsed, mut failed) = (0, 0);
-    let (bar, tests) = parsed(args, &mut unparsed)?;
-    for (path, test) in tests {
-        bar.working_on(&test.name);
-        let start = Instant::now();
-        let verdict = bounded_check::check(&test, limit);
-        let elapsed = start.elapsed();
-        match verdict {
-            Ok(v) => outside(|| answer(args, &path, &test, &v, elapsed))?,
-            Err(e) => {
-                failed += 1;
-                model_error(args, &path, &test, &e);
+    let failed = each_test(
+        args,
+        |test| bounded_check::check(test, limit),
+        |path, test, v, elapsed| outside(|| answer(args, path, test, &v, elapsed)),
+    )?;
+    Ok(exit(failed))
+}
+
+/// What one file of a batch gave: its test with the judgement and the time it took, or why it
+/// did not parse.
+type Judged<R> = (PathBuf, Result<(Test, Result<R, String>, Duration), String>);
+
+/// Judges every test under `args.paths` with `judge`, `--jobs` at once, and hands each
+/// judgement to `say` in the files' order after the test's lint warnings; a file that does not
+/// parse, or a test `judge` gives up on, is reported there instead. Returns how many were.
+pub(super) fn each_test<R: Send>(
+    args: &CheckArgs,
+    judge: impl Fn(&Test) -> Result<R, String> + Sync,
+    mut say: impl FnMut(&Path, &Test, R, Duration) -> Result<(), AppError>,
+) -> Result<usize, AppError> {
+    let loaded = super::suite::load(&args.paths)?;
+    let bar = Bar::new(loaded.len() as u64, "tests").live(bounded_check::progress);
+    let work = |(path, parsed): (PathBuf, Result<Test, String>)| -> Judged<R> {
+        let judged = parsed.map(|test| {
+            bar.working_on(&test.name);
+            let start = Instant::now();
+            let r = judge(&test);
+            (test, r, start.elapsed())
+        });
+        (path, judged)
+    };
+    let mut failed = 0;
+    super::ordered::in_order(
+        loaded.into_iter(),
+        usize::from(args.jobs),
+        work,
+        |(path, j)| {
+            match j {
+                Err(e) => {
+                    failed += 1;
+                    report_error(args, &path, &e);
+                }
+                Ok((test, r, elapsed)) => {
+                    warn(&path, &test);
+                    match r {
+                        Ok(v) => say(&path, &test, v, elapsed)?,
+                        Err(e) => {
+                            failed += 1;
+                            model_error(args, &path, &test, &e);
+                        }
+                    }
+                }
             }
-        }
-        bar.done();
-    }
-    Ok(exit(unparsed + failed))
+            bar.done();
+            Ok(())
+        },
+    )?;
+    Ok(failed)
 }
 
 /// Prints the verdict of `test`, and its explanation and graphs when asked.
@@ -47,7 +88,7 @@ fn answer(
     path: &Path,
     test: &Test,
     v: &ModelVerdict,
-    elapsed: std::time::Duration,
+    elapsed: Duration,
 ) -> Result<(), AppError> {
     if args.json {
         println!("{}", json_line(path, test, v, elapsed.as_micros()));
@@ -71,33 +112,6 @@ fn answer(
         }
     }
     Ok(())
-}
-
-/// The tests under `args.paths` that parse, with their files, in order, after their lint
-/// warnings; each that does not is reported and counted in `unparsed`. The bar counts every
-/// file: the caller counts each test it yields as done.
-pub(super) fn parsed<'a>(
-    args: &'a CheckArgs,
-    unparsed: &'a mut usize,
-) -> Result<(Bar, impl Iterator<Item = (PathBuf, Test)> + 'a), AppError> {
-    let loaded = super::suite::load(&args.paths)?;
-    let bar = Bar::new(loaded.len() as u64, "tests").live(bounded_check::progress);
-    let counter = bar.counter();
-    let tests = loaded
-        .into_iter()
-        .filter_map(move |(path, parsed)| match parsed {
-            Ok(test) => {
-                warn(&path, &test);
-                Some((path, test))
-            }
-            Err(e) => {
-                *unparsed += 1;
-                report_error(args, &path, &e);
-                counter.inc(1);
-                None
-            }
-        });
-    Ok((bar, tests))
 }
 
 /// Reports that the model could not check `test` (too large, stopped, a model error).

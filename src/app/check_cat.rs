@@ -3,7 +3,7 @@
 //! JSON format with the model named.
 
 use super::bar::outside;
-use super::check::{condition, exit, model_error, outcome_json, parsed, quantifier};
+use super::check::{condition, each_test, exit, outcome_json, quantifier};
 use super::{bounded_check, check_herd, AppError, Exit};
 use crate::cat::builtin::{choose, Chosen};
 use crate::cat::check::CatVerdict;
@@ -13,7 +13,6 @@ use crate::litmus::hash;
 use serde_json::json;
 use std::fmt::Write;
 use std::path::Path;
-use std::time::Instant;
 
 /// Checks every test under the given paths (default `litmus`) with the model of `--model`.
 pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
@@ -28,25 +27,20 @@ pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     }
     let model = choose(spec)?;
     let limit = bounded_check::timeout(args.timeout)?;
-    let (mut unparsed, mut failed) = (0, 0);
-    let (bar, tests) = parsed(args, &mut unparsed)?;
-    for (path, test) in tests {
-        bar.working_on(&test.name);
-        let start = Instant::now();
-        match bounded_check::check_cat(&model, &test, limit) {
-            Ok(v) if args.json => outside(|| println!("{}", json_line(&path, &test, &model, &v))),
-            Ok(v) => {
-                let secs = start.elapsed().as_secs_f64();
-                outside(|| print!("{}", text(&test, &model, &v, secs, args.herd)));
+    let failed = each_test(
+        args,
+        |test| bounded_check::check_cat(&model, test, limit),
+        |path, test, v, elapsed| {
+            if args.json {
+                outside(|| println!("{}", json_line(path, test, &model, &v)));
+            } else {
+                let secs = elapsed.as_secs_f64();
+                outside(|| print!("{}", text(test, &model, &v, secs, args.herd)));
             }
-            Err(e) => {
-                failed += 1;
-                model_error(args, &path, &test, &e);
-            }
-        }
-        bar.done();
-    }
-    Ok(exit(unparsed + failed))
+            Ok(())
+        },
+    )?;
+    Ok(exit(failed))
 }
 
 fn json_line(path: &Path, test: &Test, m: &Chosen, v: &CatVerdict) -> String {

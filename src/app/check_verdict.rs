@@ -2,7 +2,7 @@
 //! states, as text in the model's words or JSON lines. Bad tests are reported and the batch goes on.
 
 use super::bar::outside;
-use super::check::{condition, exit, model_error, outcome_json, parsed, quantifier};
+use super::check::{condition, each_test, exit, outcome_json, quantifier};
 use super::{bounded_check, check_herd, AppError, Exit};
 use crate::cli::CheckArgs;
 use crate::litmus::ast::Test;
@@ -11,30 +11,27 @@ use crate::model::Decision;
 use crate::outcome::observables;
 use serde_json::json;
 use std::path::Path;
-use std::time::Instant;
+use std::time::Duration;
 
 /// Decides every test under the given paths (default: the built-in suite).
 pub fn run(args: &CheckArgs) -> Result<Exit, AppError> {
     let limit = bounded_check::timeout(args.timeout)?;
-    let (mut unparsed, mut failed) = (0, 0);
-    let (bar, tests) = parsed(args, &mut unparsed)?;
-    for (path, test) in tests {
-        bar.working_on(&test.name);
-        let start = Instant::now();
-        match bounded_check::decide(&test, limit) {
-            Ok(d) if args.json => outside(|| println!("{}", json_line(&path, &test, &d, start))),
-            Ok(d) => outside(|| print!("{}", text(&test, &d, start))),
-            Err(e) => {
-                failed += 1;
-                model_error(args, &path, &test, &e);
+    let failed = each_test(
+        args,
+        |test| bounded_check::decide(test, limit),
+        |path, test, d, elapsed| {
+            if args.json {
+                outside(|| println!("{}", json_line(path, test, &d, elapsed)));
+            } else {
+                outside(|| print!("{}", text(test, &d, elapsed)));
             }
-        }
-        bar.done();
-    }
-    Ok(exit(unparsed + failed))
+            Ok(())
+        },
+    )?;
+    Ok(exit(failed))
 }
 
-fn text(test: &Test, d: &Decision, start: Instant) -> String {
+fn text(test: &Test, d: &Decision, elapsed: Duration) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let _ = writeln!(s, "Test {}", test.name);
@@ -46,14 +43,14 @@ fn text(test: &Test, d: &Decision, start: Instant) -> String {
         let _ = writeln!(s, "Deciding state {}", w.outcome.display(&obs));
     }
     let _ = writeln!(s, "Candidates {}", d.candidates);
-    let secs = start.elapsed().as_secs_f64();
+    let secs = elapsed.as_secs_f64();
     let _ = writeln!(s, "Time {} {secs:.6}", test.name);
     let _ = writeln!(s, "Hash={}", hash(test));
     let _ = writeln!(s);
     s
 }
 
-fn json_line(path: &Path, test: &Test, d: &Decision, start: Instant) -> String {
+fn json_line(path: &Path, test: &Test, d: &Decision, elapsed: Duration) -> String {
     let obs = observables(test);
     json!({
         "path": path.display().to_string(),
@@ -64,7 +61,7 @@ fn json_line(path: &Path, test: &Test, d: &Decision, start: Instant) -> String {
         "result": check_herd::result_word(d.result),
         "deciding": d.witness.as_ref().map(|w| outcome_json(&obs, &w.outcome)),
         "candidates": d.candidates,
-        "elapsed_us": start.elapsed().as_micros() as u64,
+        "elapsed_us": elapsed.as_micros() as u64,
     })
     .to_string()
 }

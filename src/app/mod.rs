@@ -34,6 +34,7 @@ mod interrupt;
 mod list;
 mod merge;
 mod model_diff;
+mod ordered;
 mod report;
 mod run;
 mod run_model;

@@ -9,9 +9,7 @@ use crate::cat::differential::{compare_with, random_test, Comparison, Seconds, S
 use crate::cli::ModelDiffArgs;
 use crate::gen::random::{test_name, Stream};
 use crate::litmus::{self, ast::Test};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Runs the comparison and prints the summary; exit 1 when some test disagrees, 2 when a test
@@ -33,19 +31,20 @@ pub fn run(args: &ModelDiffArgs) -> Result<Exit, AppError> {
     let mut s = Summary::default();
     let mut saved = 0;
     let bar = Bar::new(count, "tests").live(bounded_check::progress);
-    let work = Work {
-        model: &model,
-        limit,
-        bar: &bar,
+    let work = |(name, text, test): Named| {
+        bar.working_on(&name);
+        let (compared, secs) = compare(&model, &test, limit);
+        (name, text, compared, secs)
     };
-    work.compare_all(
+    super::ordered::in_order(
         tests,
         usize::from(args.jobs),
-        |(name, text, compared, secs)| {
-            if !matches!(&compared, Ok(c) if c.agrees()) {
+        work,
+        |(name, text, c, secs)| {
+            if !matches!(&c, Ok(c) if c.agrees()) {
                 saved += save(args.save.as_deref(), &name, &text)?;
             }
-            s.add(&name, &text, compared, secs);
+            s.add(&name, &text, c, secs);
             bar.done();
             Ok(())
         },
@@ -81,60 +80,6 @@ type Named = (String, String, Test);
 
 /// The tests to compare, made as they are needed, and how many.
 type Tests<'a> = (Box<dyn Iterator<Item = Named> + Send + 'a>, u64);
-
-/// One test compared: its name, its text, the comparison (or why a side did not decide) and
-/// the seconds each side took.
-type Compared = (String, String, Result<Comparison, String>, Seconds);
-
-/// What every comparison shares.
-struct Work<'a> {
-    model: &'a Chosen,
-    limit: Duration,
-    bar: &'a Bar,
-}
-
-impl Work<'_> {
-    /// Compares `tests` on `jobs` threads at once and hands each result to `take` in the tests'
-    /// order, so the summary does not depend on `jobs`; no new test starts after a stop signal
-    /// or once `take` fails.
-    fn compare_all(
-        &self,
-        tests: Box<dyn Iterator<Item = Named> + Send + '_>,
-        jobs: usize,
-        mut take: impl FnMut(Compared) -> Result<(), AppError>,
-    ) -> Result<(), AppError> {
-        let next = Mutex::new(tests.enumerate());
-        let (tx, rx) = mpsc::channel();
-        std::thread::scope(|scope| {
-            for _ in 0..jobs {
-                let (tx, next) = (tx.clone(), &next);
-                scope.spawn(move || loop {
-                    let item = next.lock().unwrap_or_else(|e| e.into_inner()).next();
-                    let Some((i, (name, text, test))) = item.filter(|_| !interrupt::requested())
-                    else {
-                        break;
-                    };
-                    self.bar.working_on(&name);
-                    let (compared, secs) = compare(self.model, &test, self.limit);
-                    if tx.send((i, (name, text, compared, secs))).is_err() {
-                        break;
-                    }
-                });
-            }
-            drop(tx);
-            // Results come in as tests finish; they are taken in the tests' order.
-            let (mut waiting, mut want) = (BTreeMap::new(), 0);
-            for (i, done) in rx {
-                waiting.insert(i, done);
-                while let Some(done) = waiting.remove(&want) {
-                    want += 1;
-                    take(done)?;
-                }
-            }
-            Ok(())
-        })
-    }
-}
 
 /// The tests of the random stream `args` chooses, and how the summary names them.
 fn random_tests(args: &ModelDiffArgs) -> (Tests<'_>, String, usize) {
