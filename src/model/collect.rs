@@ -199,20 +199,15 @@ impl Collector {
     pub fn candidate(&mut self) -> Result<(), ModelError> {
         self.candidates += 1;
         if self.candidates > MAX_CANDIDATES {
-            return Err(ModelError::TooLarge {
-                what: format!("more than {MAX_CANDIDATES} candidate executions"),
-            });
+            return Err(self.too_large(format!("more than {MAX_CANDIDATES} candidate executions")));
         }
         if self.kept_bytes > self.kept_limit {
             let outcomes = self.allowed.len() + self.excluded.len() + self.sc_found.len();
-            return Err(ModelError::TooLarge {
-                what: format!(
-                    "its outcomes and their witness executions would take more than {} \
-                     ({outcomes} kept so far; `check --verdict-only` decides the condition \
-                     alone)",
-                    binary_size(self.kept_limit)
-                ),
-            });
+            return Err(self.too_large(format!(
+                "its outcomes and their witness executions would take more than {} \
+                 ({outcomes} kept so far)",
+                binary_size(self.kept_limit)
+            )));
         }
         if self.candidates % POLL_EVERY == 0 {
             if let Some(w) = &self.watch {
@@ -227,11 +222,21 @@ impl Collector {
     pub fn step(&mut self) -> Result<(), ModelError> {
         self.steps += 1;
         if self.steps > MAX_COMBINATIONS {
-            return Err(ModelError::TooLarge {
-                what: format!("more than {MAX_COMBINATIONS} combinations of thread traces"),
-            });
+            return Err(self.too_large(format!(
+                "more than {MAX_COMBINATIONS} combinations of thread traces"
+            )));
         }
         self.poll(self.steps)
+    }
+
+    /// A budget passed: a full check names `--verdict-only`, whose search stops at the first
+    /// execution that decides the condition and so often ends far inside the budgets.
+    fn too_large(&self, what: String) -> ModelError {
+        let what = match self.goal {
+            Some(_) => what,
+            None => format!("{what}; `check --verdict-only` may still decide the condition"),
+        };
+        ModelError::TooLarge { what }
     }
 
     fn poll(&self, count: u64) -> Result<(), ModelError> {
@@ -521,4 +526,50 @@ fn drawn_fr(fr: &Rel, co: Option<&Rel>) -> Rel {
         }
     }
     f
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::outcome::observables;
+
+    /// Past a budget, a full check names `--verdict-only`; a check that already decides the
+    /// condition alone does not send the user to itself.
+    #[test]
+    fn a_full_check_past_a_budget_names_verdict_only() {
+        let text = "PTX MP\n{ x=0; y=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n \
+                    st.relaxed.gpu x, 1 | ld.relaxed.gpu r0, y ;\n \
+                    st.relaxed.gpu y, 1 | ld.relaxed.gpu r1, x ;\n\
+                    exists (P1:r0 == 1 /\\ P1:r1 == 0)\n";
+        let test = crate::litmus::parse(text, std::path::Path::new("mp.litmus")).unwrap();
+        let prog = Program::new(&test).unwrap();
+        let obs = observables(&test);
+        let past = |goal: bool, candidates: bool| {
+            let mut c = Collector::new(&prog, &obs).unwrap();
+            c.goal = goal.then(|| Goal::of(&test, &obs));
+            let e = if candidates {
+                c.candidates = MAX_CANDIDATES;
+                c.candidate()
+            } else {
+                c.steps = MAX_COMBINATIONS;
+                c.step()
+            };
+            match e {
+                Err(ModelError::TooLarge { what }) => what,
+                other => panic!("not refused: {other:?}"),
+            }
+        };
+        for candidates in [false, true] {
+            let full = past(false, candidates);
+            assert!(
+                full.contains("`check --verdict-only` may still decide"),
+                "{full}"
+            );
+            let decide = past(true, candidates);
+            assert!(
+                decide.starts_with("more than ") && !decide.contains("verdict"),
+                "{decide}"
+            );
+        }
+    }
 }
