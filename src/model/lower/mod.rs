@@ -12,6 +12,7 @@
 //! [`MAX_LOOP_ITERATIONS`].
 
 mod liveness;
+mod provenance;
 mod run;
 
 use super::event::Event;
@@ -19,6 +20,7 @@ use super::ModelError;
 use crate::litmus::ast::{
     BarRedOp, Instr, LocationKind, Placement, Proxy, Reg, Test, Thread, Value,
 };
+use provenance::Provenance;
 use run::{Runner, State};
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -270,15 +272,15 @@ impl Program {
     }
 
     /// The values each memory can hold in an execution free of thin air: initial values, then
-    /// what the threads write when reading values found so far, repeated as often as an
-    /// execution has writes (each value comes from a chain of at most that many reads-from).
-    /// Each round runs again only the threads that read a memory whose values grew.
+    /// what the threads write when reading values found so far, each through a chain of
+    /// writes that no execution's writes outnumber ([`provenance`]); as a backstop, no more
+    /// rounds than an execution has writes. Each round runs again only the threads that read
+    /// a memory whose values grew.
     pub fn domains(&self) -> Result<Domains, ModelError> {
-        let mut domains: Vec<BTreeSet<Value>> = self
-            .memories
-            .iter()
-            .map(|m| BTreeSet::from([m.init]))
-            .collect();
+        let inits: Vec<Value> = self.memories.iter().map(|m| m.init).collect();
+        let mut found = Provenance::new(self.threads.len(), &inits);
+        let mut domains: Vec<BTreeSet<Value>> =
+            inits.iter().map(|&v| BTreeSet::from([v])).collect();
         let accessed = self.accessed();
         let mut traces = vec![Vec::new(); self.threads.len()];
         let mut grew = vec![true; self.memories.len()];
@@ -286,27 +288,17 @@ impl Program {
         loop {
             let stale = |t: usize| accessed[t].iter().any(|&l| grew[l]) || round == 0;
             self.update_traces(&domains, &mut traces, stale)?;
-            grew.iter_mut().for_each(|g| *g = false);
-            let mut max_writes = 0usize;
-            for per_thread in &traces {
-                let mut most = 0;
-                for tr in per_thread {
-                    let mut w = 0;
-                    for e in &tr.events {
-                        if e.is_write() {
-                            w += 1;
-                            grew[e.loc] |= domains[e.loc].insert(e.value);
-                        }
-                    }
-                    most = most.max(w);
-                }
-                max_writes += most;
+            found.derive(&traces);
+            for (l, d) in domains.iter_mut().enumerate() {
+                let before = d.len();
+                d.extend(found.values(l));
+                grew[l] = d.len() > before;
             }
             round += 1;
             if !grew.contains(&true) {
                 return Ok((domains, traces));
             }
-            if round > max_writes + 1 {
+            if round > max_writes(&traces) + 1 {
                 self.update_traces(&domains, &mut traces, |t| {
                     accessed[t].iter().any(|&l| grew[l])
                 })?;
@@ -315,6 +307,16 @@ impl Program {
         }
     }
 }
+
+/// The most writes an execution makes: per thread, the most of one of its traces, summed.
+fn max_writes(traces: &[Vec<Trace>]) -> usize {
+    let writes = |tr: &Trace| tr.events.iter().filter(|e| e.is_write()).count();
+    traces
+        .iter()
+        .map(|per_thread| per_thread.iter().map(writes).max().unwrap_or(0))
+        .sum()
+}
+
 /// Thread `t` of `test` ready to run; the locations it uses that the test does not declare
 /// become memories of their own, initially 0.
 fn thread_prog(test: &Test, t: &Thread, locs: &mut Locations) -> Result<ThreadProg, ModelError> {
