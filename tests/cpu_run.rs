@@ -33,6 +33,51 @@ fn result_dir(out: &Path) -> PathBuf {
     found.pop().unwrap()
 }
 
+/// Two threads that each set a flag and then wait for the other's: every run ends with both
+/// reading 1, and the model allows exactly that.
+const HANDSHAKE: &str = "PTX Handshake
+{ x=0; y=0; }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       ;
+ st.relaxed.gpu x, 1  | st.relaxed.gpu y, 1  ;
+ L0:                  | L1:                  ;
+ ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, x ;
+ beq r0, 0, L0        | beq r0, 0, L1        ;
+exists (P0:r0 == 1 /\\ P1:r0 == 1)
+";
+
+#[test]
+fn a_handshake_of_two_spin_loops_runs_conformant() {
+    let _serial = serial();
+    let out = fresh("handshake");
+    let file = out.join("handshake.litmus");
+    std::fs::create_dir_all(&out).unwrap();
+    std::fs::write(&file, HANDSHAKE).unwrap();
+    let results = out.join("results");
+    let o = ptx_litmus(&[
+        "run",
+        "--backend",
+        "cpu",
+        "--iterations",
+        "2000",
+        "--quiet",
+        "--out",
+        results.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{stdout}{stderr}");
+    let set = read_result_set(&result_dir(&results)).unwrap();
+    let t = &set.tests[0];
+    assert_eq!(t.verdict.status, Status::Conformant, "{stdout}{stderr}");
+    assert_eq!(t.verdict.counts.forbidden, 0);
+    assert_eq!(
+        t.verdict.outcomes.iter().map(|o| o.count).sum::<u64>(),
+        2000
+    );
+    let _ = std::fs::remove_dir_all(&out);
+}
+
 #[test]
 fn short_run_of_a_few_tests_counts_judges_and_writes_results() {
     let _serial = serial();

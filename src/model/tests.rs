@@ -214,6 +214,33 @@ fn spin_loop_is_cut_after_idle_iterations() {
 }
 
 #[test]
+fn a_write_before_a_spin_is_read_by_the_other_spinner() {
+    // Each thread sets its flag, then waits for the other's: both exit, reading 1.
+    let waiter = |id: u32, mine: &str, theirs: &str, label_name: &str| {
+        thread(
+            id as usize,
+            id,
+            vec![
+                st(Sem::Relaxed, GPU, mine, imm(1)),
+                label(label_name),
+                ld(Sem::Relaxed, GPU, "r0", theirs),
+                br(CmpOp::Eq, r("r0"), imm(0), label_name),
+            ],
+        )
+    };
+    let t = test(
+        "Handshake",
+        vec![loc("x"), loc("y")],
+        vec![waiter(0, "x", "y", "L0"), waiter(1, "y", "x", "L1")],
+        and(eq(0, "r0", 1), eq(1, "r0", 1)),
+    );
+    let v = check(&t).unwrap();
+    assert_eq!(v.result, CheckResult::Ok);
+    assert_eq!(v.allowed.len(), 1);
+    assert_eq!(sc_outcomes(&t).unwrap(), v.allowed);
+}
+
+#[test]
 fn barriers_order_a_cta() {
     let t = test(
         "SB+bar",

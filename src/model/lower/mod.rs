@@ -9,7 +9,9 @@
 //! an axiom violation (its events only add constraints), so a trace that takes a back edge after
 //! such an iteration is dropped (a spin loop's executions are those whose final iteration exits;
 //! Dat3M's unrolling bound 1 gives the same); any other iteration is unrolled, up to
-//! [`MAX_LOOP_ITERATIONS`].
+//! [`MAX_LOOP_ITERATIONS`]. The writes a cut path made still count while the values are found:
+//! when two threads each set a flag and then wait for the other's, each path that exits reads
+//! a value only the other's cut path writes.
 
 mod liveness;
 mod provenance;
@@ -123,6 +125,9 @@ pub struct Trace {
     pub bar_red: Vec<BarRedGuess>,
     /// Why this path cannot be decided, if it reaches something undecidable; it stops there.
     pub fault: Option<ModelError>,
+    /// A path an idle iteration cut, kept only while the values are found (its writes may be
+    /// what another thread reads), never combined.
+    pub cut: bool,
 }
 
 /// The locations of a test as they are resolved: names to memories and virtual addresses.
@@ -271,12 +276,22 @@ impl Program {
             .collect()
     }
 
-    /// The values each memory can hold in an execution free of thin air: initial values, then
-    /// what the threads write when reading values found so far, each through a chain of
-    /// writes that no execution's writes outnumber ([`provenance`]); as a backstop, no more
-    /// rounds than an execution has writes. Each round runs again only the threads that read
-    /// a memory whose values grew.
+    /// The values each memory can hold and each thread's traces over them (see
+    /// [`Program::fixpoint`]), without the paths cut while they were found.
     pub fn domains(&self) -> Result<Domains, ModelError> {
+        let (domains, mut traces) = self.fixpoint()?;
+        for per_thread in &mut traces {
+            per_thread.retain(|tr| !tr.cut);
+        }
+        Ok((domains, traces))
+    }
+
+    /// The values each memory can hold in an execution free of thin air: initial values, then
+    /// what the threads write when reading values found so far, on any path, even one an idle
+    /// iteration cuts later, each through a chain of writes that no execution's writes
+    /// outnumber ([`provenance`]); as a backstop, no more rounds than an execution has writes.
+    /// Each round runs again only the threads that read a memory whose values grew.
+    fn fixpoint(&self) -> Result<Domains, ModelError> {
         let inits: Vec<Value> = self.memories.iter().map(|m| m.init).collect();
         let mut found = Provenance::new(self.threads.len(), &inits);
         let mut domains: Vec<BTreeSet<Value>> =

@@ -170,6 +170,27 @@ impl Runner<'_> {
         fault: Option<ModelError>,
         out: &mut Vec<Trace>,
     ) -> Result<(), ModelError> {
+        self.push_trace(st, fault, false, out)
+    }
+
+    /// Ends a path that an idle iteration cut. Its writes are kept, as a path that is `cut`,
+    /// until the values are found: the path that skips the iteration may read a value not
+    /// found yet, written by a thread that waits for one of these writes.
+    fn cut(&self, st: &State, out: &mut Vec<Trace>) -> Result<Flow, ModelError> {
+        if st.events.iter().any(Event::is_write) {
+            self.push_trace(st.clone(), None, true, out)?;
+        }
+        Ok(Flow::Done)
+    }
+
+    /// Pushes the path `st` as a trace, refused past [`MAX_TRACES`].
+    fn push_trace(
+        &self,
+        st: State,
+        fault: Option<ModelError>,
+        cut: bool,
+        out: &mut Vec<Trace>,
+    ) -> Result<(), ModelError> {
         if out.len() >= MAX_TRACES {
             return Err(ModelError::TooLarge {
                 what: format!("P{} has more than {MAX_TRACES} paths", self.tid),
@@ -185,6 +206,7 @@ impl Runner<'_> {
             regs: st.regs,
             bar_red: st.bar_red,
             fault,
+            cut,
         });
         Ok(())
     }
@@ -299,7 +321,7 @@ impl Runner<'_> {
         let to = self.thread.labels[&target.0];
         if to <= pc {
             if self.idle_iteration(st, to) {
-                return Ok(Flow::Done);
+                return self.cut(st, out);
             }
             let n = st.back_taken.entry(pc).or_insert(0);
             *n += 1;
