@@ -1,7 +1,8 @@
 //! Properties of the checker on small random tests from a deterministic generator: every SC
 //! outcome is allowed; strengthening an access or adding a fence never enlarges the allowed
 //! set; checking is deterministic. The two SC oracles (interleavings, axiomatic) also agree
-//! on every test with CTA barriers of `litmus/` and the corpus, and on random barrier tests.
+//! on every test with CTA barriers of `litmus/` and the corpus, and on random barrier tests;
+//! random tests with spin waits keep every SC outcome allowed.
 
 mod common;
 
@@ -200,6 +201,80 @@ fn every_sc_outcome_is_allowed() {
         }
         assert_eq!(v.sc, sc, "{}: the SC label must be the SC outcomes", t.name);
     }
+}
+
+/// Random tests with spin waits checked (fast: each has a few paths).
+const SPIN_CASES: u64 = 3000;
+
+/// `random_test(seed)` with, in about half the threads, a spin wait put at a random place:
+/// `L: ld rS, loc; beq rS, 0, L` on a random location (every write writes a value above 0, so
+/// any write ends a wait; a wait no write can end leaves no outcome).
+fn random_spin_test(seed: u64) -> Test {
+    let mut t = random_test(seed);
+    t.name = format!("random-spin-{seed}");
+    let mut rng = Rng::new(seed ^ 0x5eed_5917);
+    for th in &mut t.threads {
+        if rng.below(2) == 0 {
+            continue;
+        }
+        let label = Label(format!("L{}", th.id));
+        let reg = Reg("rs".into());
+        let spin = [
+            Instr::Label(label.clone()),
+            Instr::Load {
+                sem: rng.pick(&[LoadSem::Relaxed, LoadSem::Acquire]),
+                scope: Some(Scope::Gpu),
+                proxy: Proxy::Generic,
+                dst: reg.clone(),
+                addr: addr(rng.pick(&LOCS)),
+            },
+            Instr::Branch {
+                cond: Some(BranchCond {
+                    op: CmpOp::Eq,
+                    a: Operand::Reg(reg),
+                    b: Operand::Imm(0),
+                }),
+                target: label,
+            },
+        ];
+        let at = rng.below(th.body.len() + 1);
+        th.body.splice(at..at, spin);
+    }
+    t
+}
+
+/// Spin waits, whose iterations the model cuts: every outcome of an SC interleaving is
+/// allowed, and the outcomes labelled SC (found from the model's traces) are exactly those.
+#[test]
+fn every_sc_outcome_of_a_test_with_spin_waits_is_allowed() {
+    let mut waiting = 0;
+    for seed in 0..SPIN_CASES {
+        let t = random_spin_test(seed);
+        // A few plain tests whose adds make millions of outcomes pass the checker's budgets.
+        let v = match check(&t) {
+            Err(ptx_litmus::model::ModelError::TooLarge { .. }) => continue,
+            v => v.unwrap_or_else(|e| panic!("{}: {e}", t.name)),
+        };
+        let sc = sc_outcomes(&t).expect("SC enumeration");
+        for o in &sc {
+            assert!(
+                v.allowed.contains(o),
+                "{}: SC outcome {} is not PTX-allowed\n{}",
+                t.name,
+                o.display(&v.observables),
+                litmus::print(&t)
+            );
+        }
+        assert_eq!(v.sc, sc, "{}: SC labels\n{}", t.name, litmus::print(&t));
+        let mut body = t.threads.iter().flat_map(|th| &th.body);
+        let spins = body.any(|i| matches!(i, Instr::Label(_)));
+        waiting += usize::from(spins && !sc.is_empty());
+    }
+    // Enough of the tests wait and still finish for the property to say something.
+    assert!(
+        waiting > CASES as usize / 4,
+        "{waiting} tests wait and finish"
+    );
 }
 
 #[test]
