@@ -450,3 +450,19 @@ exists (P0:r0 == 1 /\\ P1:r1 == 1 /\\ x == 1 /\\ y == 1)
         "one graph for the four outcomes"
     );
 }
+
+#[test]
+fn a_thread_refused_for_its_paths_is_told_why_its_loop_has_them() {
+    // P0 adds until it reads 2, against another add: each unrolled read forks per value.
+    let text = "PTX Count\n{ x=0; }\n P0@cta 0,gpu 0 | P1@cta 1,gpu 0 ;\n L0: | \
+                atom.relaxed.gpu.add r0, x, 1 ;\n atom.relaxed.gpu.add r0, x, 1 | ;\n \
+                blt r0, 2, L0 | ;\nexists (x == 2)\n";
+    let t = crate::litmus::parse(text, std::path::Path::new("count.litmus")).unwrap();
+    match check(&t) {
+        Err(ModelError::TooLarge { what }) => {
+            assert!(what.starts_with("P0 has more than 100000 paths"), "{what}");
+            assert!(what.contains("unrolled up to 16 times"), "{what}");
+        }
+        other => panic!("not refused: {other:?}"),
+    }
+}

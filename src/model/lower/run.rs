@@ -193,7 +193,11 @@ impl Runner<'_> {
     ) -> Result<(), ModelError> {
         if out.len() >= MAX_TRACES {
             return Err(ModelError::TooLarge {
-                what: format!("P{} has more than {MAX_TRACES} paths", self.tid),
+                what: format!(
+                    "P{} has more than {MAX_TRACES} paths{}",
+                    self.tid,
+                    self.loop_hint()
+                ),
             });
         }
         out.push(Trace {
@@ -209,6 +213,22 @@ impl Runner<'_> {
             cut,
         });
         Ok(())
+    }
+
+    /// Why a thread with loops has so many paths, for the message that refuses it.
+    fn loop_hint(&self) -> String {
+        let labels = &self.thread.labels;
+        let backward = self.thread.body.iter().enumerate().any(
+            |(pc, ins)| matches!(ins, Instr::Branch { target, .. } if labels[&target.0] <= pc),
+        );
+        if !backward {
+            return String::new();
+        }
+        format!(
+            " (a loop whose iterations write or change a live register is unrolled up to \
+             {MAX_LOOP_ITERATIONS} times, and each read in it forks once per value its location \
+             may hold)"
+        )
     }
 
     /// Resolves an address; `Err(fault)` when the offset register is not 0.
