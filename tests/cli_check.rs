@@ -208,3 +208,41 @@ fn check_on_several_threads_prints_what_one_thread_prints() {
         assert_eq!(said("3"), one, "{extra:?}");
     }
 }
+
+/// Each thread waits for the other's flag before it sets its own: no execution finishes.
+const DEADLOCK: &str = "PTX Deadlock
+{ x=0; y=0; }
+ P0@cta 0,gpu 0       | P1@cta 1,gpu 0       ;
+ L0:                  | L1:                  ;
+ ld.relaxed.gpu r0, y | ld.relaxed.gpu r0, x ;
+ beq r0, 0, L0        | beq r0, 0, L1        ;
+ st.relaxed.gpu x, 1  | st.relaxed.gpu y, 1  ;
+exists (P0:r0 == 1)
+";
+
+#[test]
+fn a_test_no_execution_of_which_finishes_says_where_it_hangs() {
+    let d = scratch("hangs");
+    std::fs::write(d.join("deadlock.litmus"), DEADLOCK).unwrap();
+    let barrier = common::root().join("litmus/barrier-quorum/MP+bar.q4of3-hang.litmus");
+    let out = bin().arg("check").arg(&d).arg(&barrier).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "Test Deadlock\nStates 0\nHang every execution waits for ever in a spin loop"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("States 0\nHang barrier 1 (resource 1) needs 4 threads, at most 3 arrive"),
+        "{text}"
+    );
+    let out = bin().args(["check", "--json"]).arg(&d).output().unwrap();
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["hangs"].as_array().map(Vec::len), Some(1), "{line}");
+    // A test whose executions finish hangs nowhere.
+    std::fs::write(d.join("deadlock.litmus"), MP_RA).unwrap();
+    let out = bin().args(["check", "--json"]).arg(&d).output().unwrap();
+    let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(line["hangs"], serde_json::json!([]), "{line}");
+}

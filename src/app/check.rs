@@ -190,6 +190,7 @@ fn json_line(path: &Path, test: &Test, v: &ModelVerdict, us: u128) -> String {
             "axiom": e.axiom.name(),
         })).collect::<Vec<_>>(),
         "domains": v.domains,
+        "hangs": v.hangs,
         "candidates": v.candidates,
         "consistent": v.consistent,
         "elapsed_us": us as u64,
@@ -224,6 +225,9 @@ fn text(test: &Test, v: &ModelVerdict, secs: f64, herd: bool) -> String {
     for o in &v.allowed {
         let tag = if v.sc.contains(o) { "sc" } else { "weak" };
         let _ = writeln!(s, "{}  ({tag})", pad(&o.display(obs).to_string(), width));
+    }
+    for h in &v.hangs {
+        let _ = writeln!(s, "Hang {h}");
     }
     let pos = v
         .allowed

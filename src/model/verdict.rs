@@ -33,7 +33,8 @@ pub struct ModelVerdict {
     /// that excludes it, with an offending cycle, in outcome order.
     pub excluded: Vec<Exclusion>,
     /// The barriers at which some combination of thread paths never completes (it gives no
-    /// final state), each as `barrier 1 needs 3 threads, at most 2 arrive`.
+    /// final state), each as `barrier 1 needs 3 threads, at most 2 arrive`; and, when no
+    /// execution completes and the test loops, that every one waits for ever in a spin loop.
     pub hangs: Vec<String>,
 }
 
