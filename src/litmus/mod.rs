@@ -23,6 +23,7 @@ mod validate;
 pub use error::{Cause, ParseError, Pos};
 pub use files::{dedup_files, discover, file_stem, load, parse_file, GENERATED_DIR};
 pub use hash::{fnv1a64, hash};
+pub use operands::loops;
 pub use print::{instr as print_instr, print};
 pub use summary::{features, scopes};
 

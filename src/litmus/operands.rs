@@ -4,6 +4,17 @@
 
 use super::ast::{Addr, BarOp, Barrier, Instr, Operand, Prop, Proxy, Reg, Term, Test};
 
+/// Whether a thread with this body loops: a branch goes back to a label at or before it.
+pub fn loops(body: &[Instr]) -> bool {
+    let label_at = |target: &super::ast::Label| {
+        body.iter()
+            .position(|i| matches!(i, Instr::Label(l) if l == target))
+    };
+    body.iter().enumerate().any(|(pc, i)| {
+        matches!(i, Instr::Branch { target, .. } if label_at(target).is_some_and(|at| at <= pc))
+    })
+}
+
 impl Instr {
     /// The register the instruction writes, if any.
     pub fn written(&self) -> Option<&Reg> {
@@ -169,6 +180,22 @@ impl Test {
 mod tests {
     use crate::litmus::parse;
     use std::path::Path;
+
+    #[test]
+    fn a_branch_back_is_a_loop_and_one_forward_is_not() {
+        let body = |rows: &str| {
+            let src = format!("PTX t\n{{ x=0; }}\n P0@cta 0,gpu 0 ;\n{rows}exists (x == 0)\n");
+            parse(&src, Path::new("t.litmus")).unwrap().threads[0]
+                .body
+                .clone()
+        };
+        let back = body(" L: ;\n ld.weak r0, x ;\n beq r0, 0, L ;\n");
+        let forward = body(" beq r0, 0, L ;\n ld.weak r0, x ;\n L: ;\n");
+        let to_itself = body(" L: ;\n bra L ;\n");
+        assert!(super::loops(&back));
+        assert!(!super::loops(&forward));
+        assert!(super::loops(&to_itself));
+    }
 
     #[test]
     fn every_operand_is_walked_barriers_included() {

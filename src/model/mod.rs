@@ -89,7 +89,8 @@ fn check_within(
         .iter()
         .map(|(h, most)| format!("{h}, at most {most} arrive"))
         .collect();
-    if allowed.is_empty() && hangs.is_empty() && loops(test) {
+    let looping = test.threads.iter().any(|t| crate::litmus::loops(&t.body));
+    if allowed.is_empty() && hangs.is_empty() && looping {
         // Without barriers that hang, an execution only fails to finish in a loop: the model
         // cuts the paths that spin for ever, and here no other path is left to combine.
         hangs.push("every execution waits for ever in a spin loop that no write ends".into());
@@ -209,21 +210,6 @@ pub fn sc_outcomes_axiomatic(test: &Test) -> Result<BTreeSet<Outcome>, ModelErro
     let prog = lower::Program::new(test)?;
     let (_, traces) = prog.domains()?;
     axiomatic_sc(&prog, &observables(test), &traces, None)
-}
-
-/// Whether a thread of `test` branches backwards.
-fn loops(test: &Test) -> bool {
-    test.threads.iter().any(|t| {
-        let label_at = |l: &crate::litmus::ast::Label| {
-            t.body
-                .iter()
-                .position(|i| matches!(i, crate::litmus::ast::Instr::Label(x) if x == l))
-        };
-        t.body.iter().enumerate().any(|(pc, i)| {
-            matches!(i, crate::litmus::ast::Instr::Branch { target, .. }
-                if label_at(target).is_some_and(|at| at <= pc))
-        })
-    })
 }
 
 /// Every outcome a sequentially consistent interleaving of `test` produces (the reference

@@ -217,11 +217,7 @@ impl Runner<'_> {
 
     /// Why a thread with loops has so many paths, for the message that refuses it.
     fn loop_hint(&self) -> String {
-        let labels = &self.thread.labels;
-        let backward = self.thread.body.iter().enumerate().any(
-            |(pc, ins)| matches!(ins, Instr::Branch { target, .. } if labels[&target.0] <= pc),
-        );
-        if !backward {
+        if !crate::litmus::loops(&self.thread.body) {
             return String::new();
         }
         format!(
