@@ -301,6 +301,15 @@ impl Sink for Collector {
         Collector::candidate(self)
     }
 
+    fn explained(&self, combo: &Combo, co: &Rel) -> bool {
+        if self.faulty.is_some() || self.goal.is_some() {
+            return true;
+        }
+        self.outcomes(combo, Some(co))
+            .iter()
+            .all(|o| self.allowed.contains_key(o) || self.excluded.contains_key(o))
+    }
+
     /// Records a consistent execution.
     fn allow(&mut self, combo: &Combo, parts: &Parts, fr: &Rel) {
         self.consistent += 1;

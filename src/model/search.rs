@@ -6,9 +6,11 @@
 //!    ([`Combo::bar_syncs`], one relation per choice; a single one without quorums).
 //! 1. Reads-from, read by read; `no_thin_air` prunes a choice that closes a cycle with
 //!    dependencies.
-//! 2. Fence-SC order, one morally strong `fence.sc` pair at a time; a pair already ordered by
-//!    base causality takes that order, and a partial order that dooms every completion is
-//!    reported at once.
+//! 2. Fence-SC order: first the orders every consistent completion must take (a pair whose
+//!    one order would put an access after one it reads from or reads before takes the other),
+//!    then one morally strong `fence.sc` pair at a time; a pair already ordered by base
+//!    causality takes that order, and a partial order that dooms every completion is reported
+//!    at once.
 //! 3. Coherence: the minimal order causality forces (checked by `coherence`), then one
 //!    orientation per still-unordered morally strong pair of writes; each complete candidate
 //!    goes to [`axioms::first_violation`].
@@ -19,7 +21,7 @@
 //! consistent executions. A location's final value is that of any `co`-maximal write.
 
 use super::axioms::{self, Candidate};
-use super::relation::{bit, members, Rel};
+use super::relation::{bit, members, Rel, Set};
 use super::relations::Combo;
 use super::{Axiom, ModelError};
 
@@ -35,6 +37,9 @@ pub trait Sink {
     fn settled(&self) -> bool;
     /// Counts one candidate; an error stops the search (a budget, a stop request).
     fn candidate(&mut self) -> Result<(), ModelError>;
+    /// Whether every outcome of `combo` whose final writes are `co`-maximal is allowed or
+    /// excluded already, so that a doomed candidate would show nothing new.
+    fn explained(&self, combo: &Combo, co: &Rel) -> bool;
     /// A consistent candidate, with its from-reads.
     fn allow(&mut self, combo: &Combo, parts: &Parts, fr: &Rel);
     /// An inconsistent candidate, the axiom it violates and the violating cycle.
@@ -66,6 +71,8 @@ pub struct Choices {
     ms_write_pairs: Vec<(usize, usize)>,
     /// Morally strong pairs of `fence.sc` of different threads.
     fsc_pairs: Vec<(usize, usize)>,
+    /// The `fence.sc` of those pairs.
+    fsc_fences: Set,
 }
 
 impl Choices {
@@ -107,11 +114,15 @@ impl Choices {
                 what: format!("{} pairs of fence.sc to order", fsc_pairs.len()),
             });
         }
+        let fsc_fences = fsc_pairs
+            .iter()
+            .fold(0, |acc, &(a, b)| acc | bit(a) | bit(b));
         Ok(Some(Choices {
             reads,
             rf_cands,
             ms_write_pairs,
             fsc_pairs,
+            fsc_fences,
         }))
     }
 
@@ -157,6 +168,22 @@ struct FscCtx<'a> {
     rf: &'a Rel,
     obs: &'a Rel,
     base: &'a Rel,
+}
+
+/// A partial Fence-SC order that dooms every completion: the orders of a candidate that shows
+/// it, the axiom it breaks and the cycle.
+struct Doomed {
+    fsc: Rel,
+    axiom: Axiom,
+    cycle: Vec<usize>,
+}
+
+/// The Fence-SC orders forced before the search, as [`Search::forced`] finds them.
+enum Forced {
+    /// Every completion is doomed.
+    Doomed(Doomed),
+    /// The orders forced, their closure with base causality, and the orders not taken.
+    Open(Rel, Rel, Vec<(usize, usize)>),
 }
 
 /// What the coherence choice point carries down.
@@ -222,7 +249,8 @@ impl Search<'_> {
         Ok(())
     }
 
-    /// With reads-from chosen: observation, synchronisation, then the Fence-SC choice point.
+    /// With reads-from chosen: observation, synchronisation, the Fence-SC orders forced, then
+    /// the Fence-SC choice point.
     fn with_rf<S: Sink>(&self, rf_of: &[usize], out: &mut S) -> Result<(), ModelError> {
         let n = self.combo.len();
         let rf = self.ch.rf_rel(n, rf_of, self.ch.reads.len());
@@ -237,7 +265,66 @@ impl Search<'_> {
             obs: &obs,
             base: &base,
         };
-        self.fsc_dfs(0, cb0, Rel::new(n), &ctx, out)
+        if self.ch.fsc_pairs.is_empty() {
+            return self.fsc_dfs(0, cb0, Rel::new(n), &ctx, out);
+        }
+        match self.forced(&ctx, cb0) {
+            Forced::Doomed(d) => {
+                out.candidate()?;
+                self.exclude_partial(&ctx, &d.fsc, d.axiom, &d.cycle, out);
+                Ok(())
+            }
+            Forced::Open(f, o, not_taken) => {
+                self.fsc_dfs(0, o, f, &ctx, out)?;
+                for &order in &not_taken {
+                    if out.settled() {
+                        break;
+                    }
+                    self.show_not_taken(&ctx, order, out)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Searches the candidates with an order `x -> y` that [`Search::forced`] did not take,
+    /// all doomed, when some outcome they may give has no explanation yet: the search without the forced
+    /// orders would have excluded it there. Its coherence orders are chosen as at a complete
+    /// Fence-SC order, so an outcome excluded is shown with its execution whole; what is still
+    /// unexplained then is shown by the doomed order with its minimal coherence, whose
+    /// maximal writes include the final writes of every completion, so that every outcome the
+    /// search without forced orders excludes is excluded here too.
+    fn show_not_taken<S: Sink>(
+        &self,
+        ctx: &FscCtx,
+        (x, y): (usize, usize),
+        out: &mut S,
+    ) -> Result<(), ModelError> {
+        let mut fsc = Rel::new(self.combo.len());
+        fsc.add(x, y);
+        let mut base = ctx.base.clone();
+        base.union_with(&fsc);
+        let cb = base.closure();
+        let (_, co) = self.co_min(&self.combo.cause(ctx.obs, &cb));
+        if out.explained(self.combo, &co) {
+            return Ok(());
+        }
+        self.with_fsc(ctx.rf, ctx.obs, &base, &fsc, &cb, out)?;
+        if out.explained(self.combo, &co) {
+            return Ok(());
+        }
+        if let Some(d) = self.doomed_by(ctx, &cb, (x, y)) {
+            out.candidate()?;
+            let parts = Parts {
+                rf: ctx.rf,
+                co: Some(&co),
+                sync: &base,
+                fsc: &d.fsc,
+                cause: None,
+            };
+            out.exclude(self.combo, &parts, d.axiom, &d.cycle);
+        }
+        Ok(())
     }
 
     /// Orders the morally strong `fence.sc` pairs one by one; a pair already ordered by base
@@ -275,18 +362,9 @@ impl Search<'_> {
                 add_closed(&mut o, x, y);
             }
             if i + 1 < self.ch.fsc_pairs.len() {
-                if let Some((axiom, cycle)) = self.doomed(ctx, &f, &o) {
+                if let Err((axiom, cycle)) = self.doomed(ctx, &f, &o) {
                     out.candidate()?;
-                    let mut base = ctx.base.clone();
-                    base.union_with(&f);
-                    let parts = Parts {
-                        rf: ctx.rf,
-                        co: None,
-                        sync: &base,
-                        fsc: &f,
-                        cause: None,
-                    };
-                    out.exclude(self.combo, &parts, axiom, &cycle);
+                    self.exclude_partial(ctx, &f, axiom, &cycle, out);
                     continue;
                 }
             }
@@ -295,21 +373,118 @@ impl Search<'_> {
         Ok(())
     }
 
+    /// Reports a partial Fence-SC order `fsc` that dooms every completion.
+    fn exclude_partial<S: Sink>(
+        &self,
+        ctx: &FscCtx,
+        fsc: &Rel,
+        axiom: Axiom,
+        cycle: &[usize],
+        out: &mut S,
+    ) {
+        let mut base = ctx.base.clone();
+        base.union_with(fsc);
+        let parts = Parts {
+            rf: ctx.rf,
+            co: None,
+            sync: &base,
+            fsc,
+            cause: None,
+        };
+        out.exclude(self.combo, &parts, axiom, cycle);
+    }
+
+    /// The Fence-SC orders that every consistent completion of base causality `cb0` (closed)
+    /// takes: a pair whose one order would break `causality` at once (by
+    /// [`Combo::fence_order_reach`]) takes the other. Doomed when both orders of a pair break
+    /// it, when the orders so taken close a cycle, or when `cb0` alone already breaks an axiom
+    /// (with the orders of a candidate that shows it). Exact, since every completion with an
+    /// order not taken is doomed; it spares the search the orders of unrelated pairs that it
+    /// would otherwise try, and fail, before meeting the few that matter (in IRIW-like tests
+    /// each reader's fence must come after the one before it in the cycle).
+    fn forced(&self, ctx: &FscCtx, ord: Rel) -> Forced {
+        let fsc = Rel::new(self.combo.len());
+        let fr = match self.doomed(ctx, &fsc, &ord) {
+            Err((axiom, cycle)) => return Forced::Doomed(Doomed { fsc, axiom, cycle }),
+            Ok(fr) => fr,
+        };
+        let Some(reach) = self
+            .combo
+            .fence_order_reach((ctx.obs, &ord, (ctx.rf, &fr)), self.ch.fsc_fences)
+        else {
+            return Forced::Open(fsc, ord, Vec::new());
+        };
+        let mut forced = Vec::new();
+        for &(a, b) in &self.ch.fsc_pairs {
+            if ord.has(a, b) || ord.has(b, a) {
+                continue;
+            }
+            match (reach.breaks(a, b), reach.breaks(b, a)) {
+                (true, true) => return self.show(ctx, ord, (a, b)),
+                (true, false) => forced.push((b, a)),
+                (false, true) => forced.push((a, b)),
+                (false, false) => {}
+            }
+        }
+        let (mut f, mut o) = (fsc.clone(), ord.clone());
+        for &(x, y) in &forced {
+            debug_assert!(
+                self.doomed_by(ctx, &ord, (y, x)).is_some(),
+                "the order {y} -> {x} was taken for one that dooms every completion"
+            );
+            f.add(x, y);
+            if !o.has(x, y) {
+                add_closed(&mut o, x, y);
+            }
+        }
+        // The forced orders may close a cycle between them: then the other order of one of
+        // them, which breaks causality, is the doomed candidate to show.
+        if let Some(&(x, y)) = forced.iter().find(|&&(x, y)| o.has(y, x)) {
+            return self.show(ctx, ord, (y, x));
+        }
+        let not_taken = forced.iter().map(|&(x, y)| (y, x)).collect();
+        Forced::Open(f, o, not_taken)
+    }
+
+    /// Doomed by the order `x -> y` (see [`Search::doomed_by`]); with nothing forced should
+    /// that ever not hold.
+    fn show(&self, ctx: &FscCtx, ord: Rel, (x, y): (usize, usize)) -> Forced {
+        match self.doomed_by(ctx, &ord, (x, y)) {
+            Some(d) => Forced::Doomed(d),
+            None => Forced::Open(Rel::new(self.combo.len()), ord, Vec::new()),
+        }
+    }
+
+    /// The order `x -> y`, which [`Combo::fence_order_reach`] found to break causality, added
+    /// to base causality `ord`, as a doomed candidate; `None` should that ever not hold.
+    fn doomed_by(&self, ctx: &FscCtx, ord: &Rel, (x, y): (usize, usize)) -> Option<Doomed> {
+        let mut fsc = Rel::new(self.combo.len());
+        fsc.add(x, y);
+        let mut o = ord.clone();
+        add_closed(&mut o, x, y);
+        let found = self.doomed(ctx, &fsc, &o).err();
+        debug_assert!(
+            found.is_some(),
+            "the order {x} -> {y} breaks causality yet is not doomed"
+        );
+        found.map(|(axiom, cycle)| Doomed { fsc, axiom, cycle })
+    }
+
     /// Whether a partial Fence-SC order `fsc` (closed with base causality into `ord`) already
     /// dooms every completion: all axioms only get harder as base causality grows, so a
     /// violation found with the orders chosen so far (and the minimal coherence they force) is
-    /// found again in every completion.
-    fn doomed(&self, ctx: &FscCtx, fsc: &Rel, ord: &Rel) -> Option<(Axiom, Vec<usize>)> {
+    /// found again in every completion. When not, its causality order and from-reads.
+    fn doomed(&self, ctx: &FscCtx, fsc: &Rel, ord: &Rel) -> Result<Rel, (Axiom, Vec<usize>)> {
         if let Some(cycle) = axioms::fence_sc_partial(self.combo, ord) {
-            return Some((Axiom::FenceSc, cycle));
+            return Err((Axiom::FenceSc, cycle));
         }
         let cause = self.combo.cause(ctx.obs, ord);
         if let Some(x) = axioms::causality_order_irreflexive(&cause) {
-            return Some((Axiom::Causality, vec![x]));
+            return Err((Axiom::Causality, vec![x]));
         }
         let (raw, co) = self.co_min(&cause);
         if let Some(cycle) = axioms::coherence(&raw, &co) {
-            return Some((Axiom::Coherence, cycle));
+            return Err((Axiom::Coherence, cycle));
         }
         let mut base = ctx.base.clone();
         base.union_with(fsc);
@@ -323,7 +498,10 @@ impl Search<'_> {
             co: &co,
             fr: &fr,
         };
-        axioms::first_violation(self.combo, &c)
+        match axioms::first_violation(self.combo, &c) {
+            Some(found) => Err(found),
+            None => Ok(fr),
+        }
     }
 
     /// The minimal coherence order forced by causality, before and after closure: initial

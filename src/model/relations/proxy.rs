@@ -12,7 +12,7 @@ pub struct ProxySets {
     /// Memory accesses through the generic proxy.
     generic: Set,
     /// Memory accesses.
-    memory: Set,
+    pub(super) memory: Set,
     /// `fence.proxy.alias` events.
     alias_fences: Set,
     /// Per memory access: the proxy fences of its proxy in its CTA.
@@ -25,7 +25,7 @@ pub struct ProxySets {
     same_proxy_cta: Vec<Set>,
     /// Whether every access is generic and no location has a second address: then base
     /// causality between accesses of one location is all preserved.
-    plain: bool,
+    pub(super) plain: bool,
 }
 
 impl ProxySets {
