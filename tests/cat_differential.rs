@@ -98,6 +98,30 @@ fn forced_fence_sc_orders_decide_each_reads_from_choice_at_once() {
     assert!(c.agrees(), "{c:?}");
 }
 
+/// Both sides list every outcome that some candidate gives, allowed or excluded, and nothing
+/// else (a location's final value is that of a coherence-last write, never the initial one
+/// beside another): on `litmus/` and the published corpus their candidate outcomes are the
+/// same. So `CoWW`'s `x == 1`, which only a candidate breaking `coherence` gives, is listed as
+/// excluded by it, and `x == 0`, which no candidate gives, is not listed.
+#[test]
+fn both_sides_list_exactly_the_outcomes_of_their_candidates() {
+    let model = load(PTX_7_5).unwrap();
+    let tests = common::all_tests();
+    for (p, t, _) in &tests {
+        let c = compare(&model, t).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        assert!(c.agrees(), "{}: {c:?}", p.display());
+    }
+    assert!(tests.len() >= 200, "only {} tests", tests.len());
+    let coww = common::load("litmus/coww/CoWW+wk.litmus");
+    let v = ptx_litmus::model::check(&coww).unwrap();
+    let listed: Vec<(Vec<i64>, &str)> = v
+        .excluded
+        .iter()
+        .map(|e| (e.outcome.0.clone(), e.axiom.name()))
+        .collect();
+    assert_eq!(listed, vec![(vec![1], "coherence")]);
+}
+
 /// M4, two `exch` of one location that each read the other's write, one `.cta` in another CTA
 /// (so not morally strong): both the built-in checker and the own model forbid it by
 /// `no_thin_air`, as NVIDIA's ptx.als does (`rmw` is part of `dep`). docs/model.md gives the

@@ -100,6 +100,29 @@ fn text_json_explain_and_dot() {
     assert!(dot.contains(&edge), "{edge} in {dot}");
 }
 
+/// A final value that coherence forbids: `CoWW`'s `x == 1` comes only from candidates whose
+/// coherence order puts the first write last, against program order, and `--explain` shows
+/// one of them rather than saying that no candidate gives it.
+#[test]
+fn a_final_value_coherence_forbids_is_explained_by_its_candidate() {
+    let out = bin()
+        .args(["check", "--explain"])
+        .arg(common::root().join("litmus/coww/CoWW+wk.litmus"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains(
+            "outcome x=1 is forbidden by coherence; cycle:\n  P0.0:W.weak x=1 --po--> \
+             P0.1:W.weak x=2 --co--> P0.0:W.weak x=1\n"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("    co: e2->e1\n"), "{text}");
+    assert!(!text.contains("no candidate execution"), "{text}");
+}
+
 /// `--herd`: herd7's log layout, line for line, with the condition's kind on the first line.
 #[test]
 fn herd_layout_under_a_flag() {

@@ -8,7 +8,7 @@ use crate::gen::random::{test_name, test_text, Stream};
 use crate::litmus::{self, ast::Test};
 use crate::model::ModelVerdict;
 use crate::outcome::Outcome;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::Instant;
 
@@ -19,12 +19,16 @@ pub struct Comparison {
     pub only_builtin: Vec<(Outcome, String)>,
     /// Outcomes the model allows and the built-in checker forbids, with the built-in axiom.
     pub only_cat: Vec<(Outcome, String)>,
+    /// Outcomes that some candidate gives on one side only (allowed or excluded there, neither
+    /// on the other), with that side: the two enumerate different candidates, whatever the
+    /// model, since each lists every outcome of its candidates.
+    pub unshared: Vec<(Outcome, &'static str)>,
 }
 
 impl Comparison {
-    /// Whether both allow the same outcomes.
+    /// Whether both allow the same outcomes out of the same candidate outcomes.
     pub fn agrees(&self) -> bool {
-        self.only_builtin.is_empty() && self.only_cat.is_empty()
+        self.only_builtin.is_empty() && self.only_cat.is_empty() && self.unshared.is_empty()
     }
 
     /// The class of the disagreement: which side allows more, and the check or axiom excluding
@@ -33,9 +37,12 @@ impl Comparison {
         if let Some((_, axiom)) = self.only_cat.first() {
             return Some(format!("model allows more; built-in excludes by {axiom}"));
         }
-        self.only_builtin
+        if let Some((_, check)) = self.only_builtin.first() {
+            return Some(format!("built-in allows more; model excludes by {check}"));
+        }
+        self.unshared
             .first()
-            .map(|(_, check)| format!("built-in allows more; model excludes by {check}"))
+            .map(|(_, side)| format!("candidate outcomes differ; one only the {side} gives"))
     }
 }
 
@@ -88,7 +95,19 @@ pub fn compare_verdicts(b: &ModelVerdict, c: &CatVerdict) -> Comparison {
             .cloned()
             .unwrap_or_else(|| "no candidate".into())
     };
+    let b_space: BTreeSet<&Outcome> = b
+        .allowed
+        .iter()
+        .chain(b.excluded.iter().map(|e| &e.outcome))
+        .collect();
+    let c_space: BTreeSet<&Outcome> = c.allowed.iter().chain(c.excluded.keys()).collect();
+    let unshared = b_space
+        .difference(&c_space)
+        .map(|&o| (o.clone(), "built-in checker"))
+        .chain(c_space.difference(&b_space).map(|&o| (o.clone(), "model")))
+        .collect();
     Comparison {
+        unshared,
         only_builtin: b
             .allowed
             .difference(&c.allowed)

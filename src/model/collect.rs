@@ -4,7 +4,7 @@
 
 use super::goal::Goal;
 use super::lower::{Program, Trace};
-use super::relation::{members, Rel};
+use super::relation::{bit, members, Rel, Set};
 use super::relations::{Combo, Hang};
 use super::sc::axiomatic::ScSink;
 use super::search::{Parts, Sink};
@@ -13,6 +13,7 @@ use super::watch::Watch;
 use super::{Axiom, ModelError};
 use crate::litmus::ast::Value;
 use crate::outcome::{Observable, Outcome};
+use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
@@ -51,6 +52,9 @@ pub struct Collector {
     current: Vec<Value>,
     /// What [`Collector::settled`] answers, kept up to date (the search asks at every choice).
     settled: bool,
+    /// Whether every outcome of the current combination is allowed or excluded already: the
+    /// search asks once per reads-from choice, and the answer only turns true.
+    all_explained: Cell<bool>,
     faulty: Option<ModelError>,
     /// Allowed outcomes with one witness each.
     pub allowed: BTreeMap<Outcome, Execution>,
@@ -127,6 +131,7 @@ impl Collector {
             slots,
             current: vec![0; n],
             settled: false,
+            all_explained: Cell::new(false),
             faulty: None,
             allowed: BTreeMap::new(),
             excluded: BTreeMap::new(),
@@ -256,25 +261,23 @@ impl Collector {
                     self.domains[i].insert(v);
                 }
                 Slot::Loc(l) => {
-                    for w in members(combo.writes_of(*l)) {
+                    for w in members(finals(combo, *l, None)) {
                         self.domains[i].insert(combo.events[w].value);
                     }
                 }
             }
         }
         self.faulty = traces.iter().find_map(|t| t.fault.clone());
+        self.all_explained.set(false);
         self.update_settled();
     }
 
-    /// The outcomes a candidate gives: final values of co-maximal writes, or of any write when
-    /// coherence was not built.
+    /// The outcomes a candidate gives: the final values of its [`finals`].
     fn outcomes(&self, combo: &Combo, co: Option<&Rel>) -> Vec<Outcome> {
         let mut outs = vec![self.current.clone()];
         for (i, s) in self.slots.iter().enumerate() {
             if let Slot::Loc(l) = s {
-                let ws = combo.writes_of(*l);
-                let vals: BTreeSet<Value> = members(ws)
-                    .filter(|&w| co.is_none_or(|co| co.row(w) & ws == 0))
+                let vals: BTreeSet<Value> = members(finals(combo, *l, co))
                     .map(|w| combo.events[w].value)
                     .collect();
                 let mut next = Vec::new();
@@ -292,6 +295,22 @@ impl Collector {
     }
 }
 
+/// The writes to memory `l` that may be final in a candidate with coherence `co`: the
+/// `co`-maximal ones (any, when `co` is not given: some coherence order puts each last), but
+/// never the initial write while another exists, since every coherence order puts it first.
+fn finals(combo: &Combo, l: usize, co: Option<&Rel>) -> Set {
+    let ws = combo.writes_of(l);
+    let init = bit(l);
+    let last = members(ws)
+        .filter(|&w| co.is_none_or(|co| co.row(w) & ws == 0))
+        .fold(0, |acc, w| acc | bit(w));
+    if ws == init {
+        last
+    } else {
+        last & !init
+    }
+}
+
 impl Sink for Collector {
     fn settled(&self) -> bool {
         Collector::settled(self)
@@ -301,13 +320,18 @@ impl Sink for Collector {
         Collector::candidate(self)
     }
 
-    fn explained(&self, combo: &Combo, co: &Rel) -> bool {
-        if self.faulty.is_some() || self.goal.is_some() {
+    fn explained(&self, combo: &Combo, co: Option<&Rel>) -> bool {
+        if self.faulty.is_some() || self.goal.is_some() || self.all_explained.get() {
             return true;
         }
-        self.outcomes(combo, Some(co))
+        let all = self
+            .outcomes(combo, co)
             .iter()
-            .all(|o| self.allowed.contains_key(o) || self.excluded.contains_key(o))
+            .all(|o| self.allowed.contains_key(o) || self.excluded.contains_key(o));
+        if all && co.is_none() {
+            self.all_explained.set(true);
+        }
+        all
     }
 
     /// Records a consistent execution.

@@ -14,6 +14,10 @@
 //! 3. Coherence: the minimal order causality forces (checked by `coherence`), then one
 //!    orientation per still-unordered morally strong pair of writes; each complete candidate
 //!    goes to [`axioms::first_violation`].
+//! 4. After each reads-from choice, the outcomes no candidate searched gives (a final write
+//!    that causality puts before another) are shown by the candidate that puts it last,
+//!    which breaks `coherence` ([`Search::exclude_late`]), so that every outcome of a
+//!    candidate is listed, allowed or excluded.
 //!
 //! Invariant: coherence is built minimal (initial writes first, edges forced by causality, one
 //! orientation per morally strong pair of writes); since no axiom gets easier with more `co`
@@ -24,6 +28,7 @@ use super::axioms::{self, Candidate};
 use super::relation::{bit, members, Rel, Set};
 use super::relations::Combo;
 use super::{Axiom, ModelError};
+use std::cell::RefCell;
 
 /// The most `fence.sc` pairs whose order is chosen, one level of the search each. Their
 /// orders are not listed blindly (a pair base causality orders takes that order, and a partial
@@ -37,9 +42,10 @@ pub trait Sink {
     fn settled(&self) -> bool;
     /// Counts one candidate; an error stops the search (a budget, a stop request).
     fn candidate(&mut self) -> Result<(), ModelError>;
-    /// Whether every outcome of `combo` whose final writes are `co`-maximal is allowed or
-    /// excluded already, so that a doomed candidate would show nothing new.
-    fn explained(&self, combo: &Combo, co: &Rel) -> bool;
+    /// Whether every outcome of `combo` whose final writes are `co`-maximal (any write but an
+    /// initial one, without `co`) is allowed or excluded already, so that a doomed candidate
+    /// would show nothing new.
+    fn explained(&self, combo: &Combo, co: Option<&Rel>) -> bool;
     /// A consistent candidate, with its from-reads.
     fn allow(&mut self, combo: &Combo, parts: &Parts, fr: &Rel);
     /// An inconsistent candidate, the axiom it violates and the violating cycle.
@@ -168,6 +174,18 @@ struct FscCtx<'a> {
     rf: &'a Rel,
     obs: &'a Rel,
     base: &'a Rel,
+    /// The first candidate whose minimal coherence holds, for [`Search::exclude_late`].
+    late: RefCell<Option<Late>>,
+}
+
+/// A Fence-SC order whose minimal coherence holds: the orders, base causality with them,
+/// causality order and the minimal coherence before and after closure.
+struct Late {
+    fsc: Rel,
+    sync: Rel,
+    cause: Rel,
+    raw: Rel,
+    co: Rel,
 }
 
 /// A partial Fence-SC order that dooms every completion: the orders of a candidate that shows
@@ -264,27 +282,84 @@ impl Search<'_> {
             rf: &rf,
             obs: &obs,
             base: &base,
+            late: RefCell::new(None),
         };
         if self.ch.fsc_pairs.is_empty() {
-            return self.fsc_dfs(0, cb0, Rel::new(n), &ctx, out);
-        }
-        match self.forced(&ctx, cb0) {
-            Forced::Doomed(d) => {
-                out.candidate()?;
-                self.exclude_partial(&ctx, &d.fsc, d.axiom, &d.cycle, out);
-                Ok(())
-            }
-            Forced::Open(f, o, not_taken) => {
-                self.fsc_dfs(0, o, f, &ctx, out)?;
-                for &order in &not_taken {
-                    if out.settled() {
-                        break;
-                    }
-                    self.show_not_taken(&ctx, order, out)?;
+            self.fsc_dfs(0, cb0, Rel::new(n), &ctx, out)?;
+        } else {
+            match self.forced(&ctx, cb0) {
+                Forced::Doomed(d) => {
+                    out.candidate()?;
+                    self.exclude_partial(&ctx, &d.fsc, d.axiom, &d.cycle, out);
                 }
-                Ok(())
+                Forced::Open(f, o, not_taken) => {
+                    self.fsc_dfs(0, o, f, &ctx, out)?;
+                    for &order in &not_taken {
+                        if out.settled() {
+                            break;
+                        }
+                        self.show_not_taken(&ctx, order, out)?;
+                    }
+                }
             }
         }
+        self.exclude_late(&ctx, out)?;
+        debug_assert!(
+            out.settled() || out.explained(self.combo, None),
+            "an outcome of a reads-from choice is neither allowed nor excluded"
+        );
+        Ok(())
+    }
+
+    /// Excludes by `coherence` each outcome still unexplained, which the first candidate
+    /// whose minimal coherence holds shows: some final write of it is coherence-before
+    /// another write there (else a candidate searched would give it), forced so by causality
+    /// order; the candidate that puts it last instead has a write before another in
+    /// causality order and after it in coherence order. The coherence order shown is that of
+    /// its location; any order of the other locations gives the same.
+    fn exclude_late<S: Sink>(&self, ctx: &FscCtx, out: &mut S) -> Result<(), ModelError> {
+        let Some(late) = ctx.late.take() else {
+            return Ok(());
+        };
+        for l in 0..self.combo.nlocs {
+            let ws = self.combo.writes_of(l) & !bit(l);
+            for w in members(ws) {
+                if out.explained(self.combo, None) {
+                    return Ok(());
+                }
+                // A last write after `w`, reached by edges of causality order.
+                let after = late.co.row(w) & ws;
+                let Some(m) = members(after).find(|&m| late.co.row(m) & ws == 0) else {
+                    continue;
+                };
+                let Some(cycle) = late.raw.path(w, m) else {
+                    continue;
+                };
+                let co = self.put_last(l, w, &late.co);
+                let parts = Parts {
+                    rf: ctx.rf,
+                    co: Some(&co),
+                    sync: &late.sync,
+                    fsc: &late.fsc,
+                    cause: Some(&late.cause),
+                };
+                out.candidate()?;
+                out.exclude(self.combo, &parts, Axiom::Coherence, &cycle);
+            }
+        }
+        Ok(())
+    }
+
+    /// The coherence order `co` of the writes to memory `l` with `w` moved last (the initial
+    /// write still first); the other memories' rows are left empty.
+    fn put_last(&self, l: usize, w: usize, co: &Rel) -> Rel {
+        let ws = self.combo.writes_of(l) & !bit(l);
+        let mut last = Rel::new(self.combo.len());
+        last.set_row(l, ws);
+        for z in members(ws & !bit(w)) {
+            last.set_row(z, (co.row(z) & ws) | bit(w));
+        }
+        last
     }
 
     /// Searches the candidates with an order `x -> y` that [`Search::forced`] did not take,
@@ -306,11 +381,11 @@ impl Search<'_> {
         base.union_with(&fsc);
         let cb = base.closure();
         let (_, co) = self.co_min(&self.combo.cause(ctx.obs, &cb));
-        if out.explained(self.combo, &co) {
+        if out.explained(self.combo, Some(&co)) {
             return Ok(());
         }
-        self.with_fsc(ctx.rf, ctx.obs, &base, &fsc, &cb, out)?;
-        if out.explained(self.combo, &co) {
+        self.with_fsc(ctx, &base, &fsc, &cb, out)?;
+        if out.explained(self.combo, Some(&co)) {
             return Ok(());
         }
         if let Some(d) = self.doomed_by(ctx, &cb, (x, y)) {
@@ -341,7 +416,7 @@ impl Search<'_> {
         if i == self.ch.fsc_pairs.len() {
             let mut base = ctx.base.clone();
             base.union_with(&fsc);
-            return self.with_fsc(ctx.rf, ctx.obs, &base, &fsc, &ord, out);
+            return self.with_fsc(ctx, &base, &fsc, &ord, out);
         }
         let (a, b) = self.ch.fsc_pairs[i];
         let choices: &[(usize, usize)] = if ord.has(a, b) {
@@ -525,13 +600,13 @@ impl Search<'_> {
     /// coherence choice point.
     fn with_fsc<S: Sink>(
         &self,
-        rf: &Rel,
-        obs: &Rel,
+        ctx: &FscCtx,
         base: &Rel,
         fsc: &Rel,
         cb: &Rel,
         out: &mut S,
     ) -> Result<(), ModelError> {
+        let (rf, obs) = (ctx.rf, ctx.obs);
         let mut parts = Parts {
             rf,
             co: None,
@@ -555,10 +630,19 @@ impl Search<'_> {
         }
         let (co_raw, co) = self.co_min(&cause);
         if let Some(cycle) = axioms::coherence(&co_raw, &co) {
+            // No coherence order holds: every final write is shown, the cycle by causality.
             out.candidate()?;
-            parts.co = Some(&co_raw);
             out.exclude(self.combo, &parts, Axiom::Coherence, &cycle);
             return Ok(());
+        }
+        if ctx.late.borrow().is_none() {
+            *ctx.late.borrow_mut() = Some(Late {
+                fsc: fsc.clone(),
+                sync: base.clone(),
+                cause: cause.clone(),
+                raw: co_raw,
+                co: co.clone(),
+            });
         }
         let ctx = CoCtx {
             rf,

@@ -423,14 +423,15 @@ fn cause_edges_show_what_no_other_edge_does() {
 
 #[test]
 fn the_outcomes_of_one_candidate_excluded_before_its_coherence_share_one_execution() {
-    // Load buffering through release and acquire: reading both stores closes a causality
-    // cycle, found before a coherence order is chosen, so each final value of `x` and `y`
-    // is an excluded outcome of the same candidate.
+    // Load buffering through release and acquire, with a third thread writing 2 to both:
+    // reading both stores closes a causality cycle, found before a coherence order is
+    // chosen, so each final value of `x` and `y` (1 or 2; never the initial 0, which every
+    // coherence order puts first) is an excluded outcome of the same candidate.
     let text = "PTX LB+rel+acq
 { x=0; y=0; }
- P0@cta 0,gpu 0        | P1@cta 1,gpu 0        ;
- ld.acquire.gpu r0, x  | ld.acquire.gpu r1, y  ;
- st.release.gpu y, 1   | st.release.gpu x, 1   ;
+ P0@cta 0,gpu 0        | P1@cta 1,gpu 0        | P2@cta 2,gpu 0 ;
+ ld.acquire.gpu r0, x  | ld.acquire.gpu r1, y  | st.weak x, 2   ;
+ st.release.gpu y, 1   | st.release.gpu x, 1   | st.weak y, 2   ;
 exists (P0:r0 == 1 /\\ P1:r1 == 1 /\\ x == 1 /\\ y == 1)
 ";
     let t = crate::litmus::parse(text, std::path::Path::new("lb.litmus")).unwrap();
@@ -440,7 +441,10 @@ exists (P0:r0 == 1 /\\ P1:r1 == 1 /\\ x == 1 /\\ y == 1)
         .iter()
         .filter(|e| e.outcome.0[..2] == [1, 1])
         .collect();
-    assert_eq!(cyclic.len(), 4, "x and y each 0 or 1: {cyclic:?}");
+    assert_eq!(cyclic.len(), 4, "x and y each 1 or 2: {cyclic:?}");
+    assert!(cyclic
+        .iter()
+        .all(|e| e.outcome.0[2..].iter().all(|&v| v > 0)));
     assert!(cyclic.iter().all(|e| e.axiom == Axiom::Causality));
     let first = &cyclic[0].execution;
     assert!(

@@ -130,8 +130,9 @@ pub struct Exclusion {
     /// the last to the first.
     pub cycle: Vec<usize>,
     /// That candidate execution. A candidate excluded before its coherence order is chosen
-    /// gives every final value its writes allow, and its outcomes share one execution (whose
-    /// own `outcome` is the first of them): one graph, not one per outcome.
+    /// gives every final value its writes allow (the initial one only where nothing else
+    /// writes), and its outcomes share one execution (whose own `outcome` is the first of
+    /// them): one graph, not one per outcome.
     pub execution: Arc<Execution>,
 }
 
