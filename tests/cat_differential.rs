@@ -13,6 +13,7 @@ use ptx_litmus::cat::load;
 use ptx_litmus::gen::random::Stream;
 use ptx_litmus::gen::Family;
 use ptx_litmus::litmus;
+use ptx_litmus::model::Relation;
 use std::path::Path;
 
 #[test]
@@ -120,6 +121,40 @@ fn both_sides_list_exactly_the_outcomes_of_their_candidates() {
         .map(|e| (e.outcome.0.clone(), e.axiom.name()))
         .collect();
     assert_eq!(listed, vec![(vec![1], "coherence")]);
+}
+
+/// Every step of every excluded outcome's cycle is an edge drawn in the candidate execution
+/// shown with it, or (`atomicity`) the step back along an RMW (`--explain` names each step
+/// by its edge, and falls back to `cause` for a step it does not find), on `litmus/` and the
+/// published corpus. A `fence.sc` pair whose order causality forces once showed `SB`'s
+/// from-read as `cause`, without the edge; a from-read or coherence edge implied by others
+/// was left out even where the cycle takes it; and `atomicity`'s step back was `cause`.
+#[test]
+fn each_step_of_an_exclusion_cycle_is_an_edge_of_its_execution() {
+    let (mut steps, mut missing) = (0, Vec::new());
+    for (p, t, _) in common::all_tests() {
+        let v = ptx_litmus::model::check(&t).unwrap_or_else(|e| panic!("{}: {e}", p.display()));
+        for e in &v.excluded {
+            let c = &e.cycle;
+            for (i, &a) in c.iter().enumerate() {
+                let b = c[(i + 1) % c.len()];
+                let edges = &e.execution.edges;
+                let drawn = edges.iter().any(|&(_, x, y)| (x, y) == (a, b))
+                    || edges.contains(&(Relation::Rmw, b, a));
+                if !drawn && c.len() > 1 {
+                    missing.push(format!(
+                        "{}: {:?} excluded by {}, step e{a} -> e{b} of {c:?}",
+                        common::name(&p),
+                        e.outcome,
+                        e.axiom
+                    ));
+                }
+                steps += 1;
+            }
+        }
+    }
+    assert!(missing.is_empty(), "not drawn:\n{}", missing.join("\n"));
+    assert!(steps > 1000, "only {steps} cycle steps");
 }
 
 /// M4, two `exch` of one location that each read the other's write, one `.cta` in another CTA

@@ -468,10 +468,16 @@ fn execution(
     let mut push = |name: Relation, r: &Rel| {
         edges.extend(r.pairs().map(|(a, b)| (name, a, b)));
     };
-    push(Relation::Po, &combo.po_imm);
+    push(
+        Relation::Po,
+        &with_steps(combo.po_imm.clone(), &combo.po, cycle),
+    );
     push(Relation::Rf, parts.rf);
     if let Some(co) = parts.co {
-        push(Relation::Co, &immediate_co(combo, co));
+        push(
+            Relation::Co,
+            &with_steps(immediate_co(combo, co), co, cycle),
+        );
     }
     let computed;
     let fr = match (fr, parts.co) {
@@ -483,7 +489,7 @@ fn execution(
         (None, None) => None,
     };
     if let Some(fr) = fr {
-        push(Relation::Fr, &drawn_fr(fr, parts.co));
+        push(Relation::Fr, &with_steps(drawn_fr(fr, parts.co), fr, cycle));
     }
     push(Relation::Rmw, &combo.rmw);
     push(Relation::Dep, &combo.dep);
@@ -526,13 +532,27 @@ fn drawn_cause(
             out.remove(a, b);
         }
     }
-    for (i, &a) in cycle.iter().enumerate() {
-        let b = cycle[(i + 1) % cycle.len()];
-        if cycle.len() > 1 && cause.has(a, b) && !joined(a, b) {
+    let steps = with_steps(Rel::new(cause.len()), cause, cycle);
+    for (a, b) in steps.pairs() {
+        if !joined(a, b) {
             out.add(a, b);
         }
     }
     out
+}
+
+/// `drawn` with every step of `cycle` that `full` holds: an edge left out as implied by
+/// others is drawn when the cycle takes it, so that each step has its edge.
+fn with_steps(mut drawn: Rel, full: &Rel, cycle: &[usize]) -> Rel {
+    if cycle.len() > 1 {
+        for (i, &a) in cycle.iter().enumerate() {
+            let b = cycle[(i + 1) % cycle.len()];
+            if full.has(a, b) {
+                drawn.add(a, b);
+            }
+        }
+    }
+    drawn
 }
 
 /// Only the immediate coherence edges; initial writes are first anyway.

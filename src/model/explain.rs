@@ -72,7 +72,8 @@ pub fn explain<'a>(test: &Test, v: &'a ModelVerdict) -> Explanation<'a> {
     Explanation { items, text }
 }
 
-/// `a --rf--> b --po--> c --fr--> a`: the cycle with the relations that join its events.
+/// `a --rf--> b --po--> c --fr--> a`: the cycle with the relations that join its events
+/// (`rmw^-1` for the step back from an RMW's write half to its read half).
 pub fn cycle_text(ex: &Execution, cycle: &[usize]) -> String {
     let mut s = String::new();
     for (i, &a) in cycle.iter().enumerate() {
@@ -84,10 +85,14 @@ pub fn cycle_text(ex: &Execution, cycle: &[usize]) -> String {
             .filter(|(_, x, y)| *x == a && *y == b)
             .map(|(r, _, _)| r.name())
             .collect();
-        let rel = if rels.is_empty() {
-            "cause".to_string()
-        } else {
+        // An `atomicity` cycle closes from the write half of the RMW back to its read half.
+        let back = |rel| ex.edges.contains(&(rel, b, a));
+        let rel = if !rels.is_empty() {
             rels.join("|")
+        } else if back(Relation::Rmw) {
+            "rmw^-1".to_string()
+        } else {
+            "cause".to_string()
         };
         let _ = write!(s, "--{rel}--> ");
     }

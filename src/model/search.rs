@@ -178,8 +178,8 @@ struct FscCtx<'a> {
     late: RefCell<Option<Late>>,
 }
 
-/// A Fence-SC order whose minimal coherence holds: the orders, base causality with them,
-/// causality order and the minimal coherence before and after closure.
+/// A (partial) Fence-SC order whose minimal coherence holds: the orders, base causality with
+/// them, causality order and the minimal coherence before and after closure.
 struct Late {
     fsc: Rel,
     sync: Rel,
@@ -194,6 +194,8 @@ struct Doomed {
     fsc: Rel,
     axiom: Axiom,
     cycle: Vec<usize>,
+    /// The candidate with the minimal coherence, when that holds: the cycle lies in it.
+    with_co: Option<Box<Late>>,
 }
 
 /// The Fence-SC orders forced before the search, as [`Search::forced`] finds them.
@@ -288,10 +290,7 @@ impl Search<'_> {
             self.fsc_dfs(0, cb0, Rel::new(n), &ctx, out)?;
         } else {
             match self.forced(&ctx, cb0) {
-                Forced::Doomed(d) => {
-                    out.candidate()?;
-                    self.exclude_partial(&ctx, &d.fsc, d.axiom, &d.cycle, out);
-                }
+                Forced::Doomed(d) => self.exclude_doomed(&ctx, d, out)?,
                 Forced::Open(f, o, not_taken) => {
                     self.fsc_dfs(0, o, f, &ctx, out)?;
                     for &order in &not_taken {
@@ -388,18 +387,10 @@ impl Search<'_> {
         if out.explained(self.combo, Some(&co)) {
             return Ok(());
         }
-        if let Some(d) = self.doomed_by(ctx, &cb, (x, y)) {
-            out.candidate()?;
-            let parts = Parts {
-                rf: ctx.rf,
-                co: Some(&co),
-                sync: &base,
-                fsc: &d.fsc,
-                cause: None,
-            };
-            out.exclude(self.combo, &parts, d.axiom, &d.cycle);
+        match self.doomed_by(ctx, &cb, (x, y)) {
+            Some(d) => self.exclude_doomed(ctx, d, out),
+            None => Ok(()),
         }
-        Ok(())
     }
 
     /// Orders the morally strong `fence.sc` pairs one by one; a pair already ordered by base
@@ -437,9 +428,8 @@ impl Search<'_> {
                 add_closed(&mut o, x, y);
             }
             if i + 1 < self.ch.fsc_pairs.len() {
-                if let Err((axiom, cycle)) = self.doomed(ctx, &f, &o) {
-                    out.candidate()?;
-                    self.exclude_partial(ctx, &f, axiom, &cycle, out);
+                if let Err(d) = self.doomed(ctx, &f, &o) {
+                    self.exclude_doomed(ctx, d, out)?;
                     continue;
                 }
             }
@@ -448,25 +438,31 @@ impl Search<'_> {
         Ok(())
     }
 
-    /// Reports a partial Fence-SC order `fsc` that dooms every completion.
-    fn exclude_partial<S: Sink>(
+    /// Reports a partial Fence-SC order that dooms every completion: with its minimal
+    /// coherence when that holds (its outcomes those of its coherence-last writes; the others
+    /// are left to [`Search::exclude_late`], which may take this candidate), else with every
+    /// final value its writes allow.
+    fn exclude_doomed<S: Sink>(
         &self,
         ctx: &FscCtx,
-        fsc: &Rel,
-        axiom: Axiom,
-        cycle: &[usize],
+        d: Doomed,
         out: &mut S,
-    ) {
+    ) -> Result<(), ModelError> {
+        out.candidate()?;
         let mut base = ctx.base.clone();
-        base.union_with(fsc);
+        base.union_with(&d.fsc);
         let parts = Parts {
             rf: ctx.rf,
-            co: None,
+            co: d.with_co.as_ref().map(|l| &l.co),
             sync: &base,
-            fsc,
-            cause: None,
+            fsc: &d.fsc,
+            cause: d.with_co.as_ref().map(|l| &l.cause),
         };
-        out.exclude(self.combo, &parts, axiom, cycle);
+        out.exclude(self.combo, &parts, d.axiom, &d.cycle);
+        if let Some(l) = d.with_co {
+            ctx.late.borrow_mut().get_or_insert(*l);
+        }
+        Ok(())
     }
 
     /// The Fence-SC orders that every consistent completion of base causality `cb0` (closed)
@@ -480,7 +476,7 @@ impl Search<'_> {
     fn forced(&self, ctx: &FscCtx, ord: Rel) -> Forced {
         let fsc = Rel::new(self.combo.len());
         let fr = match self.doomed(ctx, &fsc, &ord) {
-            Err((axiom, cycle)) => return Forced::Doomed(Doomed { fsc, axiom, cycle }),
+            Err(d) => return Forced::Doomed(d),
             Ok(fr) => fr,
         };
         let Some(reach) = self
@@ -542,24 +538,30 @@ impl Search<'_> {
             found.is_some(),
             "the order {x} -> {y} breaks causality yet is not doomed"
         );
-        found.map(|(axiom, cycle)| Doomed { fsc, axiom, cycle })
+        found
     }
 
     /// Whether a partial Fence-SC order `fsc` (closed with base causality into `ord`) already
     /// dooms every completion: all axioms only get harder as base causality grows, so a
     /// violation found with the orders chosen so far (and the minimal coherence they force) is
     /// found again in every completion. When not, its causality order and from-reads.
-    fn doomed(&self, ctx: &FscCtx, fsc: &Rel, ord: &Rel) -> Result<Rel, (Axiom, Vec<usize>)> {
+    fn doomed(&self, ctx: &FscCtx, fsc: &Rel, ord: &Rel) -> Result<Rel, Doomed> {
+        let fail = |axiom, cycle, with_co| Doomed {
+            fsc: fsc.clone(),
+            axiom,
+            cycle,
+            with_co,
+        };
         if let Some(cycle) = axioms::fence_sc_partial(self.combo, ord) {
-            return Err((Axiom::FenceSc, cycle));
+            return Err(fail(Axiom::FenceSc, cycle, None));
         }
         let cause = self.combo.cause(ctx.obs, ord);
         if let Some(x) = axioms::causality_order_irreflexive(&cause) {
-            return Err((Axiom::Causality, vec![x]));
+            return Err(fail(Axiom::Causality, vec![x], None));
         }
         let (raw, co) = self.co_min(&cause);
         if let Some(cycle) = axioms::coherence(&raw, &co) {
-            return Err((Axiom::Coherence, cycle));
+            return Err(fail(Axiom::Coherence, cycle, None));
         }
         let mut base = ctx.base.clone();
         base.union_with(fsc);
@@ -573,10 +575,17 @@ impl Search<'_> {
             co: &co,
             fr: &fr,
         };
-        match axioms::first_violation(self.combo, &c) {
-            Some(found) => Err(found),
-            None => Ok(fr),
-        }
+        let Some((axiom, cycle)) = axioms::first_violation(self.combo, &c) else {
+            return Ok(fr);
+        };
+        let with_co = Box::new(Late {
+            fsc: fsc.clone(),
+            sync: base,
+            cause,
+            raw,
+            co,
+        });
+        Err(fail(axiom, cycle, Some(with_co)))
     }
 
     /// The minimal coherence order forced by causality, before and after closure: initial
