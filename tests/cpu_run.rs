@@ -71,10 +71,11 @@ fn a_handshake_of_two_spin_loops_runs_conformant() {
     let t = &set.tests[0];
     assert_eq!(t.verdict.status, Status::Conformant, "{stdout}{stderr}");
     assert_eq!(t.verdict.counts.forbidden, 0);
-    assert_eq!(
-        t.verdict.outcomes.iter().map(|o| o.count).sum::<u64>(),
-        2000
-    );
+    // A spinner whose partner is not scheduled within its step limit gives up (on a loaded
+    // machine, some do): that instance is skipped, never judged, and accounted for.
+    let counted = t.verdict.outcomes.iter().map(|o| o.count).sum::<u64>();
+    assert_eq!(counted + t.observed.skipped, 2000, "{stdout}{stderr}");
+    assert!(counted > 0, "every instance gave up: {stdout}{stderr}");
     let _ = std::fs::remove_dir_all(&out);
 }
 

@@ -339,6 +339,12 @@ pub fn run(
     status
 }
 
+/// How many times a role whose loop ran [`MAX_STEPS`] yields its core and runs as many again
+/// before it gives the instance up: a spin waits on a partner that a loaded machine may not
+/// have scheduled yet (with none, two handshaking spinners on a busy 2-core machine gave up
+/// every instance), while a spin that nothing ends costs a few yields more.
+const PATIENCE: u32 = 16;
+
 // One arm per instruction in one loop: the hot path, kept in one function so that no
 // instruction costs a call.
 #[inline(always)]
@@ -353,10 +359,16 @@ fn interpret(
     let ops = &role.ops[..];
     let mut pc = 0usize;
     let mut steps = 0u32;
+    let mut patience = PATIENCE;
     while let Some(op) = ops.get(pc) {
         steps += 1;
         if steps > MAX_STEPS {
-            return Status::GaveUp;
+            if patience == 0 || abandon.load(Ordering::Relaxed) {
+                return Status::GaveUp;
+            }
+            patience -= 1;
+            steps = 0;
+            std::thread::yield_now();
         }
         pc += 1;
         match *op {
