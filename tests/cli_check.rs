@@ -262,7 +262,15 @@ fn a_test_no_execution_of_which_finishes_says_where_it_hangs() {
     );
     let out = bin().args(["check", "--json"]).arg(&d).output().unwrap();
     let line: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(line["hangs"].as_array().map(Vec::len), Some(1), "{line}");
+    // Then each thread's loop, where some execution stays for ever.
+    assert_eq!(line["hangs"].as_array().map(Vec::len), Some(3), "{line}");
+    for (t, l) in [(0, "L0"), (1, "L1")] {
+        let want = format!("P{t} may spin for ever in the loop back to {l}: some execution reads");
+        assert!(
+            line["hangs"][t + 1].as_str().unwrap().starts_with(&want),
+            "{line}"
+        );
+    }
     // A test whose executions finish hangs nowhere.
     std::fs::write(d.join("deadlock.litmus"), MP_RA).unwrap();
     let out = bin().args(["check", "--json"]).arg(&d).output().unwrap();

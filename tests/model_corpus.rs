@@ -108,3 +108,30 @@ fn barrier_tests_have_sc_outcomes_whenever_the_model_allows_one() {
     let v = check(&parse_file(&dir.join("SB+named-bar-reg-diff.litmus")).unwrap()).unwrap();
     assert_eq!((v.allowed.len(), v.sc.len()), (4, 3));
 }
+
+/// Dat3M's liveness verdicts (`dartagnan/src/test/resources/PTXv7_5-Liveness-expected.csv`,
+/// commit 30640123) on the corpus's tests: whether some fair execution waits for ever.
+const DAT3M_LIVENESS: [(&str, bool); 9] = [
+    ("XF-Barrier-relacq", false),
+    ("XF-Barrier-rlx", false),
+    ("XF-Barrier-weak", true),
+    ("SB+twice-bars", false),
+    ("SB+twice-bars-diff", false),
+    ("barrier-instance-id-exists", false),
+    ("barrier-instance-id-forall", false),
+    ("barrier-logical-id-exists", false),
+    ("barrier-logical-id-forall", false),
+];
+
+#[test]
+fn says_which_tests_may_wait_for_ever_as_dat3m_does() {
+    let Some(root) = corpus() else {
+        common::not_checked("../shared/corpus/dat3m is absent: liveness verdicts not compared");
+        return;
+    };
+    for (name, hangs) in DAT3M_LIVENESS {
+        let file = root.join(format!("litmus/PTX/Manual/{name}.litmus"));
+        let v = check(&parse_file(&file).expect("parses")).expect("checks");
+        assert_eq!(!v.hangs.is_empty(), hangs, "{name}: {:?}", v.hangs);
+    }
+}

@@ -24,6 +24,7 @@ mod relations;
 mod rows;
 mod sc;
 mod search;
+mod spin;
 mod verdict;
 mod watch;
 
@@ -60,7 +61,7 @@ fn check_within(
 ) -> Result<ModelVerdict, ModelError> {
     let prog = lower::Program::new(test)?;
     let obs = observables(test);
-    let (_, traces) = prog.domains()?;
+    let (_, traces, spins) = prog.domains_and_spins()?;
     let mut col = collect::Collector::new(&prog, &obs)?;
     col.watch = watch.clone();
     col.kept_limit = kept_limit;
@@ -68,7 +69,7 @@ fn check_within(
     if let Some(f) = col.fault {
         return Err(f);
     }
-    let sc_all = sc_labels(test, &prog, &obs, &traces, watch)?;
+    let sc_all = sc_labels(test, &prog, &obs, &traces, watch.clone())?;
     let allowed: BTreeSet<_> = col.allowed.keys().cloned().collect();
     let sc = allowed.intersection(&sc_all).cloned().collect();
     let ok = condition_ok(test, &obs, &allowed);
@@ -94,6 +95,16 @@ fn check_within(
         // Without barriers that hang, an execution only fails to finish in a loop: the model
         // cuts the paths that spin for ever, and here no other path is left to combine.
         hangs.push("every execution waits for ever in a spin loop that no write ends".into());
+    }
+    match spin::spinning(&prog, &traces, &spins, watch) {
+        Ok(stuck) => hangs.extend(stuck),
+        // The outcomes stand without it: say the question is open rather than fail the check.
+        Err(ModelError::TooLarge { what }) => {
+            hangs.push(format!(
+                "undecided whether a spin loop runs for ever: {what}"
+            ));
+        }
+        Err(e) => return Err(e),
     }
     Ok(ModelVerdict {
         hangs,

@@ -33,8 +33,10 @@ pub struct ModelVerdict {
     /// that excludes it, with an offending cycle, in outcome order.
     pub excluded: Vec<Exclusion>,
     /// The barriers at which some combination of thread paths never completes (it gives no
-    /// final state), each as `barrier 1 needs 3 threads, at most 2 arrive`; and, when no
-    /// execution completes and the test loops, that every one waits for ever in a spin loop.
+    /// final state), each as `barrier 1 needs 3 threads, at most 2 arrive`; when no
+    /// execution completes and the test loops, that every one waits for ever in a spin loop;
+    /// and each spin loop some consistent execution stays in for ever (`P1 may spin for ever
+    /// in the loop back to L: ...`, see `spin.rs`).
     pub hangs: Vec<String>,
 }
 

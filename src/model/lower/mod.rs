@@ -38,7 +38,10 @@ pub const MAX_TRACES: usize = 100_000;
 pub const MAX_TRACE_EVENTS: usize = 6_000_000;
 
 /// Per memory the values it can hold, and per thread its traces over those values.
-pub type Domains = (Vec<BTreeSet<Value>>, Vec<Vec<Trace>>);
+pub type Domains = (Vec<BTreeSet<Value>>, Traces);
+
+/// Each thread's traces.
+pub type Traces = Vec<Vec<Trace>>;
 
 /// A location name resolved: which physical memory it names and through which virtual address.
 #[derive(Clone, Debug)]
@@ -125,9 +128,41 @@ pub struct Trace {
     pub bar_red: Vec<BarRedGuess>,
     /// Why this path cannot be decided, if it reaches something undecidable; it stops there.
     pub fault: Option<ModelError>,
-    /// A path an idle iteration cut, kept only while the values are found (its writes may be
-    /// what another thread reads), never combined.
-    pub cut: bool,
+    /// A path an idle iteration cut: never combined as an execution that finishes (its writes
+    /// count while the values are found), but as one that spins for ever there.
+    pub spin: Option<Spin>,
+}
+
+impl Trace {
+    /// The trace of a thread that stops for ever before its local event `k`.
+    pub fn prefix(&self, k: usize) -> Trace {
+        Trace {
+            events: self.events[..k].to_vec(),
+            deps: self.deps[..k].to_vec(),
+            addr: self.addr[..k].to_vec(),
+            data: self.data[..k].to_vec(),
+            ctrl: self.ctrl[..k].to_vec(),
+            rmw: self.rmw.iter().copied().filter(|&(_, w)| w < k).collect(),
+            regs: self.regs.clone(),
+            bar_red: self
+                .bar_red
+                .iter()
+                .filter(|g| g.event < k)
+                .cloned()
+                .collect(),
+            fault: self.fault.clone(),
+            spin: None,
+        }
+    }
+}
+
+/// Where a cut path spins: the idle iteration that would repeat for ever.
+#[derive(Clone, Debug)]
+pub struct Spin {
+    /// Local index of the iteration's first event.
+    pub from: usize,
+    /// The label the loop branches back to.
+    pub label: String,
 }
 
 /// The locations of a test as they are resolved: names to memories and virtual addresses.
@@ -279,11 +314,19 @@ impl Program {
     /// The values each memory can hold and each thread's traces over them (see
     /// [`Program::fixpoint`]), without the paths cut while they were found.
     pub fn domains(&self) -> Result<Domains, ModelError> {
-        let (domains, mut traces) = self.fixpoint()?;
-        for per_thread in &mut traces {
-            per_thread.retain(|tr| !tr.cut);
-        }
+        let (domains, traces, _) = self.domains_and_spins()?;
         Ok((domains, traces))
+    }
+
+    /// [`Program::domains`], and apart each thread's paths that an idle iteration cut: those
+    /// that may spin for ever.
+    pub fn domains_and_spins(&self) -> Result<(Vec<BTreeSet<Value>>, Traces, Traces), ModelError> {
+        let (domains, traces) = self.fixpoint()?;
+        let (finish, spin) = traces
+            .into_iter()
+            .map(|per_thread| per_thread.into_iter().partition(|tr| tr.spin.is_none()))
+            .unzip();
+        Ok((domains, finish, spin))
     }
 
     /// The values each memory can hold in an execution free of thin air: initial values, then

@@ -5,7 +5,7 @@
 use super::super::event::{BarrierKind, Event, FenceKind, Kind};
 use super::super::ModelError;
 use super::{
-    BarRedGuess, LocRef, Program, ThreadProg, Trace, MAX_LOOP_ITERATIONS, MAX_THREAD_EVENTS,
+    BarRedGuess, LocRef, Program, Spin, ThreadProg, Trace, MAX_LOOP_ITERATIONS, MAX_THREAD_EVENTS,
     MAX_TRACES,
 };
 use crate::litmus::arith::{alu, rmw};
@@ -170,16 +170,25 @@ impl Runner<'_> {
         fault: Option<ModelError>,
         out: &mut Vec<Trace>,
     ) -> Result<(), ModelError> {
-        self.push_trace(st, fault, false, out)
+        self.push_trace(st, fault, None, out)
     }
 
-    /// Ends a path that an idle iteration cut. Its writes are kept, as a path that is `cut`,
-    /// until the values are found: the path that skips the iteration may read a value not
-    /// found yet, written by a thread that waits for one of these writes.
-    fn cut(&self, st: &State, out: &mut Vec<Trace>) -> Result<Flow, ModelError> {
-        if st.events.iter().any(Event::is_write) {
-            self.push_trace(st.clone(), None, true, out)?;
-        }
+    /// Ends a path that an idle iteration (from event `from`, back to `label`) cut. It is kept
+    /// as a path that spins: its writes count while the values are found (the path that skips
+    /// the iteration may read a value not found yet, written by a thread that waits for one of
+    /// these writes), and it is what a thread that never leaves the loop does.
+    fn cut(
+        &self,
+        st: &State,
+        from: usize,
+        label: &Label,
+        out: &mut Vec<Trace>,
+    ) -> Result<Flow, ModelError> {
+        let spin = Spin {
+            from,
+            label: label.0.clone(),
+        };
+        self.push_trace(st.clone(), None, Some(spin), out)?;
         Ok(Flow::Done)
     }
 
@@ -188,7 +197,7 @@ impl Runner<'_> {
         &self,
         st: State,
         fault: Option<ModelError>,
-        cut: bool,
+        spin: Option<Spin>,
         out: &mut Vec<Trace>,
     ) -> Result<(), ModelError> {
         if out.len() >= MAX_TRACES {
@@ -210,7 +219,7 @@ impl Runner<'_> {
             regs: st.regs,
             bar_red: st.bar_red,
             fault,
-            cut,
+            spin,
         });
         Ok(())
     }
@@ -336,8 +345,8 @@ impl Runner<'_> {
         }
         let to = self.thread.labels[&target.0];
         if to <= pc {
-            if self.idle_iteration(st, to) {
-                return self.cut(st, out);
+            if let Some(from) = self.idle_iteration(st, to) {
+                return self.cut(st, from, target, out);
             }
             let n = st.back_taken.entry(pc).or_insert(0);
             *n += 1;
@@ -354,13 +363,11 @@ impl Runner<'_> {
         Ok(Flow::Next)
     }
 
-    /// Whether the iteration since label `to` was last passed wrote no memory, passed no
-    /// barrier and changed no register live at `to`: the path is subsumed by the one that
-    /// skips it.
-    fn idle_iteration(&self, st: &State, to: usize) -> bool {
-        let Some((regs, at)) = st.snapshots.get(&to) else {
-            return false;
-        };
+    /// Where the iteration since label `to` was last passed began, when it wrote no memory,
+    /// passed no barrier and changed no register live at `to`: the path is subsumed by the one
+    /// that skips it.
+    fn idle_iteration(&self, st: &State, to: usize) -> Option<usize> {
+        let (regs, at) = st.snapshots.get(&to)?;
         let effect = st.events[*at..]
             .iter()
             .any(|e| e.is_write() || matches!(e.kind, Kind::Barrier(_)));
@@ -370,7 +377,7 @@ impl Runner<'_> {
             .enumerate()
             .filter(|(_, (a, b))| a != b)
             .fold(0u64, |m, (i, _)| m | (1u64 << i.min(63)));
-        !effect && changed & self.thread.live_in[to] == 0
+        (!effect && changed & self.thread.live_in[to] == 0).then_some(*at)
     }
 
     /// The event of a memory access of `kind` to `l` through `addr`, with its semantics

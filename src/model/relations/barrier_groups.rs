@@ -110,46 +110,60 @@ pub(super) fn groups(events: &[Event], places: &[Placement]) -> Vec<Group> {
 /// (immediate instance and resource, in its program, as many times as the occurrence) does
 /// not reach.
 pub fn hang(prog: &Program, events: &[Event], groups: &[Group]) -> Option<Hang> {
-    groups.iter().find_map(|g| {
-        let first = &events[g.members[0]];
-        let Cta {
-            id,
-            resource,
-            occurrence,
-            ..
-        } = cta(first)?;
-        let waits = g
-            .members
-            .iter()
-            .any(|&m| cta(&events[m]).is_some_and(|c| c.waits));
-        if !waits {
-            return None;
+    groups.iter().find_map(|g| group_hang(prog, events, g))
+}
+
+/// A waiting member of the first group of the combination that hangs (see [`hang`]).
+pub fn waiting(prog: &Program, events: &[Event], groups: &[Group]) -> Option<usize> {
+    let g = groups
+        .iter()
+        .find(|g| group_hang(prog, events, g).is_some())?;
+    g.members
+        .iter()
+        .copied()
+        .find(|&m| cta(&events[m]).is_some_and(|c| c.waits))
+}
+
+/// How group `g` hangs, if it does.
+fn group_hang(prog: &Program, events: &[Event], g: &Group) -> Option<Hang> {
+    let first = &events[g.members[0]];
+    let Cta {
+        id,
+        resource,
+        occurrence,
+        ..
+    } = cta(first)?;
+    let waits = g
+        .members
+        .iter()
+        .any(|&m| cta(&events[m]).is_some_and(|c| c.waits));
+    if !waits {
+        return None;
+    }
+    let arrive = g.members.len();
+    let unquorate = g
+        .members
+        .iter()
+        .any(|&m| cta(&events[m]).is_some_and(|c| c.quorum.is_none()));
+    let needs = match g.quorum {
+        Some(q) if !unquorate => usize::try_from(q).unwrap_or(0),
+        _ => {
+            let cta_of = first.thread.map(|t| prog.threads[t].place)?;
+            let mut threads: Vec<usize> =
+                g.members.iter().filter_map(|&m| events[m].thread).collect();
+            threads.extend(users(prog, &cta_of, (id, resource), occurrence));
+            threads.sort_unstable();
+            threads.dedup();
+            threads
+                .len()
+                .max(usize::try_from(g.quorum.unwrap_or(0)).unwrap_or(0))
         }
-        let arrive = g.members.len();
-        let unquorate = g
-            .members
-            .iter()
-            .any(|&m| cta(&events[m]).is_some_and(|c| c.quorum.is_none()));
-        let needs = match g.quorum {
-            Some(q) if !unquorate => usize::try_from(q).unwrap_or(0),
-            _ => {
-                let cta_of = first.thread.map(|t| prog.threads[t].place)?;
-                let mut threads: Vec<usize> =
-                    g.members.iter().filter_map(|&m| events[m].thread).collect();
-                threads.extend(users(prog, &cta_of, (id, resource), occurrence));
-                threads.sort_unstable();
-                threads.dedup();
-                threads
-                    .len()
-                    .max(usize::try_from(g.quorum.unwrap_or(0)).unwrap_or(0))
-            }
-        };
-        (needs > arrive).then_some(Hang {
-            id,
-            resource,
-            needs,
-            arrive,
-        })
+    };
+    (needs > arrive).then_some(Hang {
+        id,
+        resource,
+        needs,
+        arrive,
     })
 }
 

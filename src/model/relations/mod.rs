@@ -70,6 +70,18 @@ pub fn hang(prog: &Program, traces: &[&Trace]) -> Option<Hang> {
     barrier_groups::hang(prog, &events, &groups)
 }
 
+/// A thread that waits at a CTA barrier of one trace per thread that can never complete, and
+/// the local index of that barrier in its trace; `None` when every barrier can complete.
+pub fn waiting(prog: &Program, traces: &[&Trace]) -> Option<(usize, usize)> {
+    hang(prog, traces)?;
+    let (events, offsets) = program::events(prog, traces);
+    let places: Vec<Placement> = prog.threads.iter().map(|t| t.place).collect();
+    let groups = barrier_groups::groups(&events, &places);
+    let i = barrier_groups::waiting(prog, &events, &groups)?;
+    let t = events[i].thread.expect("a barrier of a thread");
+    Some((t, i - offsets[t]))
+}
+
 /// The placement of a thread's event.
 fn place(places: &[Placement], e: &Event) -> Placement {
     places[e.thread.expect("an event of a thread")]
