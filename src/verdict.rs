@@ -329,6 +329,7 @@ mod tests {
             consistent: 4,
             domains: vec![vec![0, 1], vec![0, 1]],
             hangs: vec![],
+            stuck: vec![],
             witnesses: vec![],
             excluded: vec![],
         };

@@ -448,7 +448,7 @@ fn footprint(ex: &Execution) -> u64 {
 
 /// Builds the reportable graph of a candidate; `cycle` is the offending cycle of an excluded
 /// one (empty for an allowed one).
-fn execution(
+pub(super) fn execution(
     combo: &Combo,
     parts: &Parts,
     fr: Option<&Rel>,

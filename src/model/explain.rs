@@ -36,6 +36,15 @@ pub fn explain<'a>(test: &Test, v: &'a ModelVerdict) -> Explanation<'a> {
     for h in &v.hangs {
         let _ = writeln!(text, "{lead}: {h}");
     }
+    for s in &v.stuck {
+        let title = s.line.split(':').next().unwrap_or(&s.line).to_string();
+        let _ = writeln!(
+            text,
+            "{title} in the execution (the reads that repeat marked *):"
+        );
+        text.push_str(&describe(&s.execution, &s.reads));
+        items.push((title, &s.execution, vec![]));
+    }
     match v.witnesses.iter().find(|w| relevant(&w.outcome)) {
         Some(w) => {
             let title = format!(

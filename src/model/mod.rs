@@ -32,7 +32,7 @@ pub use collect::{MAX_CANDIDATES, MAX_COMBINATIONS};
 pub use rows::Rows;
 pub use verdict::{
     Axiom, CheckResult, Decision, Exclusion, ExecEvent, Execution, ModelError, ModelVerdict,
-    Relation,
+    Relation, Stuck,
 };
 pub use watch::Watch;
 
@@ -96,18 +96,21 @@ fn check_within(
         // cuts the paths that spin for ever, and here no other path is left to combine.
         hangs.push("every execution waits for ever in a spin loop that no write ends".into());
     }
-    match spin::spinning(&prog, &traces, &spins, watch) {
-        Ok(stuck) => hangs.extend(stuck),
+    let stuck = match spin::spinning(&prog, &traces, &spins, watch) {
+        Ok(stuck) => stuck,
         // The outcomes stand without it: say the question is open rather than fail the check.
         Err(ModelError::TooLarge { what }) => {
             hangs.push(format!(
                 "undecided whether a spin loop runs for ever: {what}"
             ));
+            Vec::new()
         }
         Err(e) => return Err(e),
-    }
+    };
+    hangs.extend(stuck.iter().map(|s| s.line.clone()));
     Ok(ModelVerdict {
         hangs,
+        stuck,
         observables: obs,
         sc,
         result: if ok { CheckResult::Ok } else { CheckResult::No },

@@ -15,8 +15,10 @@ use super::lower::{Program, Trace};
 use super::relation::{bit, members, Rel, Set};
 use super::relations::{self, Combo};
 use super::search::{self, Choices, Parts, Sink};
+use super::verdict::{Execution, Stuck as Found};
 use super::watch::Watch;
 use super::{Axiom, ModelError};
+use crate::outcome::Outcome;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -24,14 +26,15 @@ use std::sync::Arc;
 /// How often the watch is asked whether to stop.
 const POLL_EVERY: u64 = 1024;
 
-/// One line per loop some consistent execution spins in for ever, in thread order: the
-/// thread, the label its loop branches back to and the values its stuck reads see.
+/// Each loop some consistent execution spins in for ever, in thread order, with its line (the
+/// thread, the label its loop branches back to and the values its stuck reads see) and that
+/// execution.
 pub fn spinning(
     prog: &Program,
     finish: &[Vec<Trace>],
     spin: &[Vec<Trace>],
     watch: Option<Arc<Watch>>,
-) -> Result<Vec<String>, ModelError> {
+) -> Result<Vec<Found>, ModelError> {
     let loops: BTreeSet<(usize, String)> = spin
         .iter()
         .enumerate()
@@ -64,8 +67,8 @@ pub fn spinning(
 struct Stuck {
     /// Every loop a trace spins in: `(thread, label)`.
     loops: BTreeSet<(usize, String)>,
-    /// The loops found stuck, each with its line.
-    found: BTreeMap<(usize, String), String>,
+    /// The loops found stuck, each with its line and execution.
+    found: BTreeMap<(usize, String), Found>,
     steps: u64,
     candidates: u64,
     watch: Option<Arc<Watch>>,
@@ -140,13 +143,13 @@ impl Visitor for Stuck {
         });
         let mut sink = StuckSink {
             reads,
-            found: false,
+            found: None,
             candidates: self.candidates,
             watch: self.watch.clone(),
         };
         search::run(&combo, &choices, &mut sink)?;
         self.candidates = sink.candidates;
-        if sink.found {
+        if let Some(execution) = sink.found {
             for (t, label, from) in open {
                 let seen = read_values(&combo, starts[t] + from..starts[t] + refs[t].events.len());
                 let line = format!(
@@ -154,7 +157,12 @@ impl Visitor for Stuck {
                      reads {seen}, each the coherence-last write, in an iteration that changes \
                      nothing"
                 );
-                self.found.insert((t, label), line);
+                let found = Found {
+                    line,
+                    execution: execution.clone(),
+                    reads: members(reads).collect(),
+                };
+                self.found.insert((t, label), found);
             }
         }
         Ok(())
@@ -206,7 +214,8 @@ fn read_values(combo: &Combo, range: std::ops::Range<usize>) -> String {
 /// `co`-maximal write.
 struct StuckSink {
     reads: Set,
-    found: bool,
+    /// The first such execution.
+    found: Option<Execution>,
     candidates: u64,
     watch: Option<Arc<Watch>>,
 }
@@ -223,7 +232,7 @@ impl StuckSink {
 
 impl Sink for StuckSink {
     fn settled(&self) -> bool {
-        self.found
+        self.found.is_some()
     }
 
     fn candidate(&mut self) -> Result<(), ModelError> {
@@ -244,9 +253,11 @@ impl Sink for StuckSink {
         true
     }
 
-    fn allow(&mut self, combo: &Combo, parts: &Parts, _: &Rel) {
-        if let Some(co) = parts.co {
-            self.found |= self.stuck(combo, parts.rf, co);
+    fn allow(&mut self, combo: &Combo, parts: &Parts, fr: &Rel) {
+        if parts.co.is_some_and(|co| self.stuck(combo, parts.rf, co)) && self.found.is_none() {
+            // No outcome: the execution never ends.
+            let ex = super::collect::execution(combo, parts, Some(fr), Outcome(vec![]), &[]);
+            self.found = Some(ex);
         }
     }
 
@@ -255,8 +266,8 @@ impl Sink for StuckSink {
 
 #[cfg(test)]
 mod tests {
-    use super::super::check;
     use super::super::testkit::*;
+    use super::super::{check, Relation};
     use crate::litmus::ast::{CmpOp, Scope, Sem, Test};
 
     const GPU: Option<Scope> = Some(Scope::Gpu);
@@ -305,6 +316,24 @@ mod tests {
             ]
         );
         assert!(!v.allowed.is_empty(), "some executions finish");
+        // The execution shown: P1's repeating read reads P1's own write.
+        let [stuck] = &v.stuck[..] else {
+            panic!("one stuck loop: {:?}", v.stuck)
+        };
+        let ex = &stuck.execution;
+        let [read] = stuck.reads[..] else {
+            panic!("one read repeats: {:?}", stuck.reads)
+        };
+        let from: Vec<usize> = ex
+            .edges
+            .iter()
+            .filter(|&&(rel, _, b)| rel == Relation::Rf && b == read)
+            .map(|&(_, a, _)| a)
+            .collect();
+        assert_eq!(ex.events[read].thread, Some(1));
+        assert_eq!(from.len(), 1);
+        assert_eq!(ex.events[from[0]].thread, Some(1), "{ex:?}");
+        assert!(ex.events[from[0]].label.contains("f=1"), "{ex:?}");
     }
 
     #[test]

@@ -38,6 +38,19 @@ pub struct ModelVerdict {
     /// and each spin loop some consistent execution stays in for ever (`P1 may spin for ever
     /// in the loop back to L: ...`, see `spin.rs`).
     pub hangs: Vec<String>,
+    /// Each spin loop of `hangs` with an execution that stays in it.
+    pub stuck: Vec<Stuck>,
+}
+
+/// A spin loop some consistent execution stays in for ever, with that execution.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stuck {
+    /// What `hangs` says of it.
+    pub line: String,
+    /// The execution, up to the first pass of the iteration that repeats.
+    pub execution: Execution,
+    /// The reads of that iteration, indices into `execution.events`.
+    pub reads: Vec<usize>,
 }
 
 /// The model's answer to a test's condition alone, found without listing every outcome.

@@ -117,6 +117,7 @@ fn two_reg(
             consistent: if weak_allowed { 4 } else { 3 },
             domains: vec![vec![0, 1]; obs.len()],
             hangs: vec![],
+            stuck: vec![],
             witnesses: vec![],
             excluded: vec![],
         },

@@ -216,6 +216,7 @@ exists (x == 1)",
             consistent: 0,
             domains: Vec::new(),
             hangs: vec![],
+            stuck: vec![],
             witnesses: Vec::new(),
             excluded: Vec::new(),
         }
