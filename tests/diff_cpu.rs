@@ -73,7 +73,9 @@ fn significance(out: &str) -> (usize, usize) {
 fn plant(t: &mut TestRecord) {
     let mut moved = 0;
     for p in &mut t.observed.parts {
-        let extra = p.weak + p.instances / 20;
+        // Doubled plus 5 %, but never past the part's instances: under load one part may
+        // see far more weak outcomes than the test as a whole.
+        let extra = (p.weak + p.instances / 20).min(p.instances - p.weak);
         p.weak += extra;
         moved += extra;
     }
