@@ -110,6 +110,29 @@ fn report_puts_violations_first_and_bounds_unseen_outcomes() {
         "{text}"
     );
     assert!(text.ends_with("weak behaviour seen in 1 test\n"), "{text}");
+    // Instances a loop gave up on are said, with the tests that had them.
+    let mut tests = set.tests.clone();
+    tests[0].observed.skipped = 1839;
+    let line = summary::totals_line(&set.run, &tests);
+    let want = format!(
+        "; 1,839 instances given up waiting, not counted ({})",
+        tests[0].name
+    );
+    assert!(line.ends_with(&want), "{line}");
+    // Past three tests, the rest are counted.
+    let mut more = tests[0].clone();
+    more.name.push_str("-again");
+    tests.push(more.clone());
+    more.name.push_str("-again");
+    tests.push(more);
+    for t in &mut tests {
+        t.observed.skipped = 1;
+    }
+    let line = summary::totals_line(&set.run, &tests);
+    assert!(
+        line.ends_with("; 5 instances given up waiting, not counted (CoRR, MP, SB and 2 more)"),
+        "{line}"
+    );
 }
 
 #[test]

@@ -260,6 +260,27 @@ pub fn ordered(tests: &[TestRecord]) -> Vec<&TestRecord> {
     v
 }
 
+/// The instances a harness gave up waiting on (a CPU role out of patience, a GPU thread out of
+/// its loop budget), which no histogram counts: they explain instances missing from the rows,
+/// and a test with a loop the model says may spin for ever is expected to have them.
+fn uncounted(tests: &[TestRecord]) -> Option<String> {
+    let with: Vec<&TestRecord> = tests.iter().filter(|t| t.observed.skipped > 0).collect();
+    let n: u64 = with.iter().map(|t| t.observed.skipped).sum();
+    const NAMED: usize = 3;
+    (n > 0).then(|| {
+        let names: Vec<&str> = with.iter().take(NAMED).map(|t| t.name.as_str()).collect();
+        let mut named = names.join(", ");
+        if with.len() > NAMED {
+            let _ = write!(named, " and {} more", with.len() - NAMED);
+        }
+        format!(
+            "{} instance{} given up waiting, not counted ({named})",
+            super::format::count(n),
+            if n == 1 { "" } else { "s" },
+        )
+    })
+}
+
 /// Counts of tests by status, in one sentence.
 pub fn totals_line(run: &RunRecord, tests: &[TestRecord]) -> String {
     let n = |st: Status| tests.iter().filter(|t| t.verdict.status == st).count();
@@ -274,6 +295,9 @@ pub fn totals_line(run: &RunRecord, tests: &[TestRecord]) -> String {
         weak,
         if weak == 1 { "" } else { "s" },
     );
+    if let Some(uncounted) = uncounted(tests) {
+        let _ = write!(line, "; {uncounted}");
+    }
     if !run.skipped_tests.is_empty() {
         let _ = write!(line, "; {} not run", run.skipped_tests.len());
     }
