@@ -2,13 +2,14 @@
 //! outcome is allowed; strengthening an access or adding a fence never enlarges the allowed
 //! set; checking is deterministic. The two SC oracles (interleavings, axiomatic) also agree
 //! on every test with CTA barriers of `litmus/` and the corpus, and on random barrier tests;
-//! random tests with spin waits keep every SC outcome allowed.
+//! random tests with spin waits keep every SC outcome allowed, and where a fair SC
+//! interleaving of one never ends the checker names a loop that may spin for ever.
 
 mod common;
 
 use ptx_litmus::gen::random::{test_text, Stream};
 use ptx_litmus::litmus::{self, ast::*};
-use ptx_litmus::model::{check, sc_outcomes, sc_outcomes_axiomatic};
+use ptx_litmus::model::{check, sc_outcomes, sc_outcomes_axiomatic, sc_spins_for_ever};
 use ptx_litmus::rng::Rng;
 
 const LOCS: [&str; 2] = ["x", "y"];
@@ -244,10 +245,12 @@ fn random_spin_test(seed: u64) -> Test {
 }
 
 /// Spin waits, whose iterations the model cuts: every outcome of an SC interleaving is
-/// allowed, and the outcomes labelled SC (found from the model's traces) are exactly those.
+/// allowed, and the outcomes labelled SC (found from the model's traces) are exactly those;
+/// and where a fair SC interleaving never ends, the checker names a loop that may spin for
+/// ever (an SC execution is a consistent one, and its spinning reads see the last writes).
 #[test]
 fn every_sc_outcome_of_a_test_with_spin_waits_is_allowed() {
-    let mut waiting = 0;
+    let (mut waiting, mut stuck) = (0, 0);
     for seed in 0..SPIN_CASES {
         let t = random_spin_test(seed);
         // A few plain tests whose adds make millions of outcomes pass the checker's budgets.
@@ -266,6 +269,18 @@ fn every_sc_outcome_of_a_test_with_spin_waits_is_allowed() {
             );
         }
         assert_eq!(v.sc, sc, "{}: SC labels\n{}", t.name, litmus::print(&t));
+        if sc_spins_for_ever(&t).expect("SC exploration") {
+            stuck += 1;
+            assert!(
+                v.hangs
+                    .iter()
+                    .any(|h| h.contains(" may spin for ever in the loop back to ")),
+                "{}: an SC interleaving spins for ever, the checker says {:?}\n{}",
+                t.name,
+                v.hangs,
+                litmus::print(&t)
+            );
+        }
         let mut body = t.threads.iter().flat_map(|th| &th.body);
         let spins = body.any(|i| matches!(i, Instr::Label(_)));
         waiting += usize::from(spins && !sc.is_empty());
@@ -274,6 +289,13 @@ fn every_sc_outcome_of_a_test_with_spin_waits_is_allowed() {
     assert!(
         waiting > CASES as usize / 4,
         "{waiting} tests wait and finish"
+    );
+    assert!(
+        stuck > 100,
+        "only {stuck} tests have an SC interleaving that spins for ever"
+    );
+    eprintln!(
+        "{waiting} tests wait and finish; {stuck} have an SC interleaving that spins for ever"
     );
 }
 

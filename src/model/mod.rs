@@ -233,6 +233,12 @@ pub fn sc_outcomes(test: &Test) -> Result<BTreeSet<Outcome>, ModelError> {
     sc::outcomes(&prog, &observables(test))
 }
 
+/// Whether some fair sequentially consistent interleaving of `test` never ends (the reference
+/// for the spin loops the checker says may run for ever; an oracle for tests).
+pub fn sc_spins_for_ever(test: &Test) -> Result<bool, ModelError> {
+    sc::spins_for_ever(&lower::Program::new(test)?)
+}
+
 #[cfg(test)]
 pub(crate) mod testkit;
 #[cfg(test)]

@@ -15,6 +15,7 @@
 //! cluster's arrivals. Crossed barriers give no outcome, as in the model.
 
 pub mod axiomatic;
+mod fair;
 mod seen;
 
 use super::lower::Program;
@@ -110,6 +111,33 @@ pub fn outcomes(
     prog: &Program,
     observables: &[Observable],
 ) -> Result<BTreeSet<Outcome>, ModelError> {
+    Ok(explore(prog, observables)?.out)
+}
+
+/// Whether some fair SC interleaving of `prog` never ends: the graph of the states met has a
+/// strongly connected component with a cycle and no way out (the threads left step round it
+/// for ever, each as often as the others). A state without successors is not one: all its
+/// threads are done, or the path was abandoned (a bet on a barrier lost).
+pub fn spins_for_ever(prog: &Program) -> Result<bool, ModelError> {
+    let ex = explore(prog, &[])?;
+    let mut next = Buffers::new();
+    let succ: Vec<Vec<usize>> = (0..ex.seen.len())
+        .map(|i| {
+            ex.successors(ex.seen.get(i), &mut next);
+            next.drain()
+                .iter()
+                .map(|s| ex.seen.find(s).expect("every successor was met"))
+                .collect()
+        })
+        .collect();
+    Ok(fair::closed_cycle(&succ))
+}
+
+/// Every state some SC interleaving of `prog` reaches.
+fn explore<'a>(
+    prog: &'a Program,
+    observables: &'a [Observable],
+) -> Result<Explorer<'a>, ModelError> {
     let n = prog.threads.len();
     let mut core = vec![0; 5 * n];
     for t in 0..n {
@@ -153,7 +181,7 @@ pub fn outcomes(
         ex.expand(i, &mut next);
         stack.extend(next.drain().iter().filter_map(|s| ex.seen.insert(s)));
     }
-    Ok(ex.out)
+    Ok(ex)
 }
 
 struct Explorer<'a> {

@@ -39,24 +39,34 @@ impl<T: Hash + Eq + Clone> Seen<T> {
         &self.items[i]
     }
 
-    /// Adds a copy of `x` unless an equal item is there: its number when it is new, `None`
-    /// otherwise (then nothing is copied).
-    pub fn insert(&mut self, x: &T) -> Option<usize> {
-        let h = FxBuild::default().hash_one(x);
+    /// The number of the item equal to `x`, if there is one.
+    pub fn find(&self, x: &T) -> Option<usize> {
+        self.probe(x, FxBuild::default().hash_one(x)).ok()
+    }
+
+    /// Where `x`, of hash `h`, is: `Ok(its number)`, or `Err(the free slot it would take)`.
+    fn probe(&self, x: &T, h: u64) -> Result<usize, usize> {
         let mask = self.slots.len() - 1;
         let mut at = (h >> self.shift) as usize;
         loop {
             match self.slots[at] {
-                0 => break,
+                0 => return Err(at),
                 s => {
                     let j = s as usize - 1;
                     if self.hashes[j] == h && self.items[j] == *x {
-                        return None;
+                        return Ok(j);
                     }
                 }
             }
             at = (at + 1) & mask;
         }
+    }
+
+    /// Adds a copy of `x` unless an equal item is there: its number when it is new, `None`
+    /// otherwise (then nothing is copied).
+    pub fn insert(&mut self, x: &T) -> Option<usize> {
+        let h = FxBuild::default().hash_one(x);
+        let at = self.probe(x, h).err()?;
         let j = self.items.len();
         self.slots[at] = u32::try_from(j + 1).expect("fewer than 2^32 states");
         self.items.push(x.clone());
